@@ -348,6 +348,14 @@ class Cobros extends Resource {
   create(body: CobroRequest, opts?: CallOptions): Promise<Cobro> {
     return this.t.run('createCobro', opts, (init: Init) => this.api.POST('/cobros', { body, ...init }));
   }
+  /** Your cobros' matching rules: the amount tolerance (docs/cobros.md "Amount tolerance"). */
+  settings(opts?: CallOptions): Promise<Answer<'getCobroSettings'>> {
+    return this.t.run('getCobroSettings', opts, (init: Init) => this.api.GET('/cobros/settings', { ...init }));
+  }
+  /** Sets the amount tolerance for the cobros you make from now on (each keeps the tolerance it was made with). */
+  setSettings(body: RequestBody<'setCobroSettings'>, opts?: CallOptions): Promise<Answer<'setCobroSettings'>> {
+    return this.t.run('setCobroSettings', opts, (init: Init) => this.api.PUT('/cobros/settings', { body, ...init }));
+  }
   /** Your cobros, newest first, with their payments (every page fetched as you iterate). */
   list(query: ListQuery<'listCobros'> = {}, opts?: CallOptions): Paginator<Cobro> {
     return new Paginator<Cobro>((cursor) =>

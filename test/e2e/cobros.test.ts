@@ -394,4 +394,34 @@ describe('cobros end to end', () => {
     const byRead = await post('/cobros', ok, co.readKey);
     expect([byRead.status, byRead.body.error]).toEqual([403, 'INSUFFICIENT_SCOPE']);
   });
+
+  it("the company's amount tolerance: set and read; a cobro made after it is PAID by a payment short by at most it; bad settings refused", async () => {
+    const put = (body: unknown, key = co.writeKey) => stack.http('PUT', '/cobros/settings', { token: key, body });
+    expect((await get('/cobros/settings')).body).toEqual({ amountToleranceCents: 0, amountToleranceBps: 0, updatedAt: null });
+    const set = await put({ amountToleranceCents: 1_000_00, amountToleranceBps: 50 });
+    expect(set.status).toBe(200);
+    expect(set.body).toEqual({ amountToleranceCents: 1_000_00, amountToleranceBps: 50, updatedAt: expect.any(String) });
+    expect((await get('/cobros/settings')).body).toEqual(set.body);
+    expect((await get('/cobros/settings', other.readKey)).body.amountToleranceCents).toBe(0);
+    for (const bad of [
+      {},
+      { amountToleranceCents: -1, amountToleranceBps: 0 },
+      { amountToleranceCents: 0, amountToleranceBps: 1001 },
+      { amountToleranceCents: '5', amountToleranceBps: 0 },
+    ]) {
+      const r = await put(bad);
+      expect({ bad, status: r.status, error: r.body.error }).toEqual({ bad, status: 400, error: 'INVALID_REQUEST' });
+    }
+    expect((await put({ amountToleranceCents: 0, amountToleranceBps: 0 }, co.readKey)).status).toBe(403);
+    try {
+      const c = (await post('/cobros', { reference: 'FAC-4001', amountCents: 200_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'] })).body;
+      // 0.5 % of 200,000 COP = 1,000 COP: the larger of the two.
+      expect(c).toMatchObject({ status: 'OPEN', toleranceBelowCents: 1_000_00, toleranceAboveCents: 1_000_00 });
+      expect((await incoming({ keyValue: c.breb.keyValue, amountCents: 199_200_00 })).status).toBe(202);
+      await eventually(async () => (await cobro(c.id)).status === 'PAID', 20_000, 100);
+      expect((await cobro(c.id)).paidAmountCents).toBe(199_200_00);
+    } finally {
+      expect((await put({ amountToleranceCents: 0, amountToleranceBps: 0 })).status).toBe(200);
+    }
+  });
 });

@@ -766,6 +766,36 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cobros/settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your cobros' matching rules (the amount tolerance)
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getCobroSettings'];
+    /**
+     * Set your cobros' amount tolerance
+     * @description A payment short of a cobro's amount (or of a range's minimum) by at most the tolerance completes it; one above its amount (or maximum) by at most the tolerance is not an overpayment. The tolerance is the larger of `amountToleranceCents` and `amountToleranceBps` ten-thousandths of the amount. It applies to the cobros made from now on: each cobro keeps the tolerance it was made with (`toleranceBelowCents`, `toleranceAboveCents`).
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    put: operations['setCobroSettings'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cobros/{id}/payments': {
     parameters: {
       query?: never;
@@ -1398,6 +1428,10 @@ export interface components {
       maxAmountCents: number | null;
       /** @description The sum of the COUNTED payments, less what of them is returned automatically. */
       paidAmountCents: number;
+      /** @description The amount tolerance it was made with (GET /cobros/settings then): short of the amount (or minimum) by at most this, it is PAID. */
+      toleranceBelowCents: number;
+      /** @description Above the amount (or maximum) by at most this, a payment is no overpayment. */
+      toleranceAboveCents: number;
       /** @constant */
       currency: 'COP';
       description: string | null;
@@ -1512,6 +1546,12 @@ export interface components {
       /** Format: email */
       email: string;
       phone?: string;
+    };
+    CobroSettings: {
+      amountToleranceCents: number;
+      amountToleranceBps: number;
+      /** @description null: never set. */
+      updatedAt: string | null;
     };
     CollectKey: {
       /** @description `bkey_…` */
@@ -2099,6 +2139,12 @@ export interface components {
     /** @description Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key) or `destination.bankAccount` (ACH); `targetName` is required for BREB. */
     SendTransferRequest:
       components['schemas']['SendToBrebKeyRequest'] | components['schemas']['SendToAnchorRequest'] | components['schemas']['SendToBankAccountRequest'];
+    SetCobroSettingsRequest: {
+      /** @description A fixed tolerance in centavos (JSON integer), 0 to 100,000,000 (1,000,000 COP). */
+      amountToleranceCents: number;
+      /** @description A tolerance in ten-thousandths of the cobro's amount, 0 to 1000 (10 %). */
+      amountToleranceBps: number;
+    };
     ShareDepositEmailRequest: {
       /** Format: email */
       recipientEmail: string;
@@ -9465,6 +9511,8 @@ export interface operations {
            *           "pse": null,
            *           "reference": "FAC-4001",
            *           "status": "PAID",
+           *           "toleranceAboveCents": 0,
+           *           "toleranceBelowCents": 0,
            *           "transactionId": "CBES2VM1T8V6ICRQM8CWTK",
            *           "updatedAt": "2026-11-29T13:08:41.349000Z"
            *         },
@@ -9533,6 +9581,8 @@ export interface operations {
            *           "pse": null,
            *           "reference": "FAC-3001",
            *           "status": "PAID",
+           *           "toleranceAboveCents": 0,
+           *           "toleranceBelowCents": 0,
            *           "transactionId": "CBUMU0T2PZGYNXIEZ5C6O3",
            *           "updatedAt": "2026-11-29T13:08:40.835000Z"
            *         }
@@ -9723,6 +9773,8 @@ export interface operations {
            *       "pse": null,
            *       "reference": "FAC-1001",
            *       "status": "OPEN",
+           *       "toleranceAboveCents": 0,
+           *       "toleranceBelowCents": 0,
            *       "transactionId": "CBK3Q2Q1BA7KY8B0NHZ59A",
            *       "updatedAt": "2026-11-29T13:08:36.963000Z"
            *     }
@@ -9775,6 +9827,8 @@ export interface operations {
            *       },
            *       "reference": "FAC-5001",
            *       "status": "OPEN",
+           *       "toleranceAboveCents": 0,
+           *       "toleranceBelowCents": 0,
            *       "transactionId": "CBUNTG2POG8RE09RN2TD1Y",
            *       "updatedAt": "2026-11-29T13:08:39.672000Z"
            *     }
@@ -10147,6 +10201,326 @@ export interface operations {
       };
     };
   };
+  getCobroSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The settings (zeros until you set them). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountToleranceBps": 50,
+           *       "amountToleranceCents": 100000,
+           *       "updatedAt": "2026-11-29T13:43:53.882000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CobroSettings'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  setCobroSettings: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amountToleranceBps": 50,
+         *       "amountToleranceCents": 100000
+         *     }
+         */
+        'application/json': components['schemas']['SetCobroSettingsRequest'];
+      };
+    };
+    responses: {
+      /** @description The settings as they are now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountToleranceBps": 50,
+           *       "amountToleranceCents": 100000,
+           *       "updatedAt": "2026-11-29T13:43:53.882000Z"
+           *     }
+           */
+          'application/json': components['schemas']['CobroSettings'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
   attachCobroPayment: {
     parameters: {
       query?: never;
@@ -10229,6 +10603,8 @@ export interface operations {
            *       "pse": null,
            *       "reference": "FAC-4001",
            *       "status": "PAID",
+           *       "toleranceAboveCents": 0,
+           *       "toleranceBelowCents": 0,
            *       "transactionId": "CBES2VM1T8V6ICRQM8CWTK",
            *       "updatedAt": "2026-11-29T13:08:41.349000Z"
            *     }
@@ -10488,6 +10864,8 @@ export interface operations {
            *       "pse": null,
            *       "reference": "FAC-1001",
            *       "status": "PARTIALLY_PAID",
+           *       "toleranceAboveCents": 0,
+           *       "toleranceBelowCents": 0,
            *       "transactionId": "CBK3Q2Q1BA7KY8B0NHZ59A",
            *       "updatedAt": "2026-11-29T13:08:39.084000Z"
            *     }
@@ -10678,6 +11056,8 @@ export interface operations {
            *       "pse": null,
            *       "reference": "FAC-3001",
            *       "status": "CANCELLED",
+           *       "toleranceAboveCents": 0,
+           *       "toleranceBelowCents": 0,
            *       "transactionId": "CBHX0CA1GFV0C7SRF4C476",
            *       "updatedAt": "2026-11-29T09:52:59.862000Z"
            *     }

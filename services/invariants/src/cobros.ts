@@ -8,6 +8,7 @@ interface CobroRow {
   amount: string | null;
   min_amount: string | null;
   paid_amount: string;
+  tolerance_below: string;
   counted: string;
   breb_key_id: string | null;
   key_closed_at: Date | null;
@@ -39,6 +40,7 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
   const scope = companyScope(o, 0, 'c.company_id');
   const cobros = await s.deposit.query<CobroRow>(
     `select c.id, c.company_id, c.state, c.amount_type, c.amount::text as amount, c.min_amount::text as min_amount, c.paid_amount::text as paid_amount,
+            c.tolerance_below::text as tolerance_below,
             coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted,
             c.breb_key_id, c.key_closed_at, extract(epoch from now() - c.closed_at)::int as closed_s
        from pse_deposit.cobros c where c.state not in ('CREATING', 'ABANDONED')${scope.sql}`,
@@ -47,7 +49,10 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
   let open = 0;
   for (const c of cobros) {
     const paid = BigInt(c.paid_amount);
-    const due = c.amount_type === 'FIXED' ? BigInt(c.amount ?? '0') : c.amount_type === 'RANGE' ? BigInt(c.min_amount ?? '0') : 1n;
+    // What completes it: its amount (a range's minimum) less the tolerance it was made with; an open amount, any payment.
+    const due =
+      (c.amount_type === 'FIXED' ? BigInt(c.amount ?? '0') : c.amount_type === 'RANGE' ? BigInt(c.min_amount ?? '0') : 1n) -
+      (c.amount_type === 'OPEN' ? 0n : BigInt(c.tolerance_below));
     if (c.paid_amount !== c.counted)
       bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments sum ${c.counted}`);
     if (c.state === 'PAID' && paid < due) bad.add(`cobro ${c.id} (company ${c.company_id}) PAID with ${paid} of ${due}`);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { DepositClient } from '../../clients/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { cobroView as cobroToApi, unmatchedPaymentView } from '@wallet/platform';
+import { cobroView as cobroToApi, formatInstant, unmatchedPaymentView } from '@wallet/platform';
+import type { cobroV1 } from '@wallet/proto';
 import {
   AttachPaymentBody,
   COBRO_ID,
@@ -12,6 +13,8 @@ import {
   listCobrosRequest,
   UnmatchedPageSchema,
   UnmatchedQuery,
+  CobroSettingsSchema,
+  SetCobroSettingsBody,
 } from './schemas.js';
 
 const big = (v: number | undefined) => (v === undefined ? undefined : BigInt(v));
@@ -107,6 +110,39 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
       },
     }),
     defineRoute({
+      method: 'GET',
+      path: '/cobros/settings',
+      operationId: 'getCobroSettings',
+      tags: ['Cobros'],
+      summary: "Your cobros' matching rules (the amount tolerance)",
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
+      responses: { 200: { description: 'The settings (zeros until you set them).', schema: CobroSettingsSchema } },
+      errors: ['SERVICE_UNAVAILABLE'],
+      handler: async ({ call }) => ({ status: 200, body: settingsToApi(await deposits.getCobroSettings({}, call)) }),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/cobros/settings',
+      operationId: 'setCobroSettings',
+      tags: ['Cobros'],
+      summary: "Set your cobros' amount tolerance",
+      description:
+        "A payment short of a cobro's amount (or of a range's minimum) by at most the tolerance completes it; one above its amount (or maximum) by at most the tolerance is not an overpayment. " +
+        'The tolerance is the larger of `amountToleranceCents` and `amountToleranceBps` ten-thousandths of the amount. It applies to the cobros made from now on: each cobro keeps the tolerance it was made with (`toleranceBelowCents`, `toleranceAboveCents`).',
+      auth: { kind: 'apiKey', scope: 'WRITE' },
+      rateClass: 'FINANCIAL',
+      body: SetCobroSettingsBody,
+      responses: { 200: { description: 'The settings as they are now.', schema: CobroSettingsSchema } },
+      errors: ['SERVICE_UNAVAILABLE'],
+      handler: async ({ body, call }) => ({
+        status: 200,
+        body: settingsToApi(
+          await deposits.setCobroSettings({ amountToleranceCents: BigInt(body.amountToleranceCents), amountToleranceBps: body.amountToleranceBps }, call),
+        ),
+      }),
+    }),
+    defineRoute({
       method: 'POST',
       path: '/cobros/{id}/payments',
       operationId: 'attachCobroPayment',
@@ -178,4 +214,12 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
       },
     }),
   ];
+}
+
+function settingsToApi(s: cobroV1.CobroSettings) {
+  return {
+    amountToleranceCents: Number(s.amountToleranceCents),
+    amountToleranceBps: s.amountToleranceBps,
+    updatedAt: s.updatedAt ? formatInstant(s.updatedAt) : null,
+  };
 }

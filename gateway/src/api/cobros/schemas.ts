@@ -198,6 +198,10 @@ export const CobroSchema = z
     minAmountCents: centsNumber().nullable(),
     maxAmountCents: centsNumber().nullable(),
     paidAmountCents: centsNumber().meta({ description: 'The sum of the COUNTED payments, less what of them is returned automatically.' }),
+    toleranceBelowCents: centsNumber().meta({
+      description: 'The amount tolerance it was made with (GET /cobros/settings then): short of the amount (or minimum) by at most this, it is PAID.',
+    }),
+    toleranceAboveCents: centsNumber().meta({ description: 'Above the amount (or maximum) by at most this, a payment is no overpayment.' }),
     currency: z.literal('COP'),
     description: z.string().nullable(),
     expectedPayer: z.object({ document: z.string().nullable(), name: z.string().nullable() }).nullable(),
@@ -257,3 +261,18 @@ export const UnmatchedPaymentSchema = z
   .meta({ id: 'UnmatchedPayment' });
 
 export const UnmatchedPageSchema = z.object({ items: z.array(UnmatchedPaymentSchema), nextCursor: z.string().nullable() }).meta({ id: 'UnmatchedPaymentPage' });
+
+export const SetCobroSettingsBody = z
+  .strictObject({
+    amountToleranceCents: centsNumber(100_000_000).meta({ description: 'A fixed tolerance in centavos (JSON integer), 0 to 100,000,000 (1,000,000 COP).' }),
+    amountToleranceBps: z.int().min(0).max(1000).meta({ description: "A tolerance in ten-thousandths of the cobro's amount, 0 to 1000 (10 %)." }),
+  })
+  .meta({ id: 'SetCobroSettingsRequest' });
+
+export const CobroSettingsSchema = z
+  .object({
+    amountToleranceCents: centsNumber(100_000_000),
+    amountToleranceBps: z.int().min(0).max(1000),
+    updatedAt: isoDate().nullable().meta({ description: 'null: never set.' }),
+  })
+  .meta({ id: 'CobroSettings' });

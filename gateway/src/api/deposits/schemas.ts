@@ -36,12 +36,9 @@ export const DepositSchema = z
     providerConfirmedAt: isoDate().nullable(),
     paidAt: isoDate().nullable().meta({ description: '= providerConfirmedAt.' }),
     internalRef: z.string().nullable(),
-    cobroId: z
-      .string()
-      .nullable()
-      .meta({
-        description: 'The cobro (`cob_…`) the payment was matched to, or whose PSE link or dynamic key it was paid to (docs/cobros.md); null otherwise.',
-      }),
+    cobroId: z.string().nullable().meta({
+      description: 'The cobro (`cob_…`) the payment was matched to, or whose PSE link or dynamic key it was paid to (docs/cobros.md); null otherwise.',
+    }),
     createdAt: isoDate(),
   })
   .meta({ id: 'Deposit' });

@@ -16,6 +16,8 @@ export function cobroView(c: cobroV1.Cobro) {
     minAmountCents: cents(c.minAmountCents),
     maxAmountCents: cents(c.maxAmountCents),
     paidAmountCents: centsToNumber(c.paidAmountCents),
+    toleranceBelowCents: centsToNumber(c.toleranceBelowCents),
+    toleranceAboveCents: centsToNumber(c.toleranceAboveCents),
     currency: 'COP' as const,
     description: c.description ?? null,
     expectedPayer: c.expectedPayer ? { document: c.expectedPayer.document ?? null, name: c.expectedPayer.name ?? null } : null,

@@ -1,5 +1,5 @@
 import type { SqlTx } from '@wallet/platform';
-import type { CobroRecord, Disposition, MatchedBy, UnmatchedReason } from '../domain/cobro.js';
+import type { AmountTolerance, CobroRecord, Disposition, MatchedBy, UnmatchedReason } from '../domain/cobro.js';
 import type { CobroActor, CobroEvent } from '../domain/cobro-machine.js';
 import type { OutboxEvent } from './ports.js';
 
@@ -47,6 +47,12 @@ export interface InboundPayment {
   transactionId: string | null;
   cobroId: string | null;
   reference: string | null;
+}
+
+/** A company's cobro settings: its amount tolerance (docs/cobros.md "Amount tolerance"); `updatedAt` null: never set. */
+export interface CobroSettings {
+  tolerance: AmountTolerance;
+  updatedAt: Date | null;
 }
 
 /** An automatic return the cobro sweeper still has to ask the payment's owner for (policy `return`). */
@@ -112,4 +118,7 @@ export interface CobroStore {
   autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]>;
   /** OWED → REQUESTED (the owner has the return) or FAILED (refused for good, `error`); false when it was not OWED. */
   settleAutoReturn(depositId: string, status: 'REQUESTED' | 'FAILED', error: string | null): Promise<boolean>;
+  /** The company's cobro settings (defaults when it never set them). */
+  settings(companyId: string): Promise<CobroSettings>;
+  setSettings(companyId: string, t: AmountTolerance, now: Date): Promise<CobroSettings>;
 }

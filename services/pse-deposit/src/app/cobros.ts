@@ -2,6 +2,8 @@ import { AppError, inSagaSpan, PeriodicTask, Problems, type Logger, type SqlTx }
 import QRCode from 'qrcode';
 import { cobroEventsV1, type cobroV1 } from '@wallet/proto';
 import {
+  cobroTolerance,
+  validateTolerance,
   isCobroId,
   isShown,
   newCobroId,
@@ -79,6 +81,8 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
     ...(c.minAmount !== null ? { minAmountCents: c.minAmount } : {}),
     ...(c.maxAmount !== null ? { maxAmountCents: c.maxAmount } : {}),
     paidAmountCents: c.paidAmount,
+    toleranceBelowCents: c.toleranceBelow,
+    toleranceAboveCents: c.toleranceAbove,
     currency: 'COP',
     ...(c.description ? { description: c.description } : {}),
     ...(c.expectedPayer
@@ -212,8 +216,12 @@ export class CreateCobro {
     const now = deps.now();
     const v = validateCreateCobro(input, now, (deps.minTtlSeconds ?? 60) * 1000);
     const requestHash = requestFingerprint(v);
+    // The company's amount tolerance as it is now becomes this cobro's (a later change never alters it).
+    const tolerance = cobroTolerance((await deps.store.settings(companyId)).tolerance, v);
     const stored = await deps.store.insertCreating({
       ...v,
+      toleranceBelow: tolerance.below,
+      toleranceAbove: tolerance.above,
       id: newCobroId(),
       companyId,
       transactionId: newTransactionId(),
@@ -460,8 +468,30 @@ export class ListUnmatched {
   }
 }
 
+/** GET /cobros/settings: the company's matching rules (its amount tolerance). */
+export class GetCobroSettings {
+  constructor(private readonly deps: CobroDeps) {}
+  execute(companyIdIn: string | undefined) {
+    return this.deps.store.settings(requireCompany(companyIdIn));
+  }
+}
+
+/** PUT /cobros/settings: the company's amount tolerance, for the cobros it makes from now on (a cobro keeps the tolerance it was made with). */
+export class SetCobroSettings {
+  constructor(private readonly deps: CobroDeps) {}
+  async execute(companyIdIn: string | undefined, i: { amountToleranceCents: bigint; amountToleranceBps: number }) {
+    const companyId = requireCompany(companyIdIn);
+    const t = validateTolerance(i);
+    const out = await this.deps.store.setSettings(companyId, t, this.deps.now());
+    this.deps.log.info({ companyId, toleranceCents: t.cents.toString(), toleranceBps: t.bps }, 'cobro settings changed');
+    return out;
+  }
+}
+
 export function cobroUseCases(deps: CobroDeps) {
   return {
+    getSettings: new GetCobroSettings(deps),
+    setSettings: new SetCobroSettings(deps),
     attach: new AttachPayment(deps),
     unmatched: new ListUnmatched(deps),
     create: new CreateCobro(deps),

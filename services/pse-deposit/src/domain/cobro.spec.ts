@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { AppError } from '@wallet/platform';
 import {
   bounds,
+  cobroTolerance,
   decideMatch,
   documentKey,
+  validateTolerance,
   isCobroId,
   newCobroId,
   newTransactionId,
@@ -138,6 +140,24 @@ describe('decideMatch', () => {
     });
     const range = cobro({ overpaymentPolicy: 'return', amountType: 'RANGE', amount: null, minAmount: 1_000n, maxAmount: 2_000n });
     expect(decideMatch(range, { ...inTime, amount: 2_500n })).toMatchObject({ paidAmount: 2_000n, returnCents: 500n, event: 'paid' });
+  });
+  it("a company's amount tolerance: short of the amount by at most it completes the cobro; above it by at most it is no overpayment", () => {
+    const t = cobroTolerance({ cents: 500n, bps: 100 }, cobro());
+    expect(t).toEqual({ below: 1_000n, above: 1_000n }); // 1 % of 100,000 beats 500
+    const c = cobro({ overpaymentPolicy: 'return', toleranceBelow: t.below, toleranceAbove: t.above });
+    expect(decideMatch(c, { ...inTime, amount: 99_000n })).toMatchObject({ event: 'paid', paidAmount: 99_000n });
+    expect(decideMatch(c, { ...inTime, amount: 98_999n })).toMatchObject({ event: 'partially_paid' });
+    expect(decideMatch(c, { ...inTime, amount: 101_000n })).toMatchObject({ event: 'paid', paidAmount: 101_000n, returnCents: 0n });
+    expect(decideMatch(c, { ...inTime, amount: 101_001n })).toMatchObject({ event: 'paid', paidAmount: 100_000n, returnCents: 1_001n });
+    // Never all of what is due; nothing for an open amount; a range's below on its minimum, above on its maximum.
+    expect(cobroTolerance({ cents: 5_000n, bps: 0 }, cobro({ amount: 3_000n }))).toEqual({ below: 2_999n, above: 5_000n });
+    expect(cobroTolerance({ cents: 5_000n, bps: 0 }, cobro({ amountType: 'OPEN', amount: null }))).toEqual({ below: 0n, above: 0n });
+    expect(cobroTolerance({ cents: 0n, bps: 1000 }, cobro({ amountType: 'RANGE', amount: null, minAmount: 10_000n, maxAmount: 50_000n }))).toEqual({
+      below: 1_000n,
+      above: 5_000n,
+    });
+    expect(validateTolerance({ amountToleranceCents: 0n, amountToleranceBps: 1000 })).toEqual({ cents: 0n, bps: 1000 });
+    expect(() => validateTolerance({ amountToleranceCents: -1n, amountToleranceBps: 1001 })).toThrow(AppError);
   });
   it('never counts a payment received after expiresAt, nor one for a closed cobro', () => {
     expect(decideMatch(cobro(), { amount: 1n, receivedAt: new Date(NOW.getTime() + 2 * HOUR) })).toEqual({ kind: 'unmatched', reason: 'COBRO_EXPIRED' });

@@ -96,6 +96,9 @@ export interface CobroRecord {
   minAmount: bigint | null;
   maxAmount: bigint | null;
   paidAmount: bigint;
+  /** The amount tolerance it was made with (its company's rule then): short of what is due by at most `toleranceBelow` completes it; above its max by at most `toleranceAbove` is no overpayment. */
+  toleranceBelow: bigint;
+  toleranceAbove: bigint;
   description: string | null;
   expectedPayer: CobroPayer | null;
   metadata: Record<string, unknown>;
@@ -256,6 +259,51 @@ export interface PaymentFacts {
   receivedAt: Date;
 }
 
+/**
+ * A company's amount tolerance (docs/cobros.md "Amount tolerance"): the larger of `cents` and `bps`
+ * ten-thousandths of a cobro's amount (or, for a range, of its minimum below and its maximum above).
+ */
+export interface AmountTolerance {
+  cents: bigint;
+  bps: number;
+}
+export const NO_TOLERANCE: AmountTolerance = Object.freeze({ cents: 0n, bps: 0 });
+/** At most 1,000,000 COP and 10 %. */
+export const MAX_TOLERANCE_CENTS = 100_000_000n;
+export const MAX_TOLERANCE_BPS = 1000;
+
+/** The tolerance on `base` (centavos, rounded down). */
+export function toleranceOn(t: AmountTolerance, base: bigint): bigint {
+  const share = (base * BigInt(t.bps)) / 10_000n;
+  return share > t.cents ? share : t.cents;
+}
+
+/**
+ * The tolerance a new cobro is made with, from its company's rule at that moment (kept with the cobro:
+ * a later change of the rule never changes a cobro's terms): below what is due, never all of it (at
+ * least one centavo must still be paid), and above its max. None for an open amount.
+ */
+export function cobroTolerance(
+  t: AmountTolerance,
+  c: Pick<CobroRecord, 'amountType' | 'amount' | 'minAmount' | 'maxAmount'>,
+): { below: bigint; above: bigint } {
+  const { due, max } = bounds(c);
+  if (due === null || max === null) return { below: 0n, above: 0n };
+  const below = toleranceOn(t, due);
+  return { below: below >= due ? due - 1n : below, above: toleranceOn(t, max) };
+}
+
+/** A company's tolerance as asked for: both within their bounds, whole numbers. */
+export function validateTolerance(i: { amountToleranceCents: bigint; amountToleranceBps: number }): AmountTolerance {
+  const p = new Problems();
+  if (i.amountToleranceCents < 0n || i.amountToleranceCents > MAX_TOLERANCE_CENTS)
+    p.add('amountToleranceCents', 'Debe estar entre 0 y 100.000.000 centavos (1.000.000 COP).');
+  if (!Number.isInteger(i.amountToleranceBps) || i.amountToleranceBps < 0 || i.amountToleranceBps > MAX_TOLERANCE_BPS)
+    p.add('amountToleranceBps', 'Debe estar entre 0 y 1000 (10 %).');
+  p.throwIfAny();
+  return { cents: i.amountToleranceCents, bps: i.amountToleranceBps };
+}
+
 /** Why a payment aimed at a cobro is not part of it (it is listed as unmatched with this reason). */
 export type UnmatchedReason = 'COBRO_EXPIRED' | 'COBRO_CANCELLED' | 'NO_MATCH';
 
@@ -275,7 +323,8 @@ export type MatchDecision =
  * what completes the cobro and returns the rest to the payer (all of it to a PAID cobro: RETURNED).
  */
 export function decideMatch(
-  c: Pick<CobroRecord, 'state' | 'amountType' | 'amount' | 'minAmount' | 'maxAmount' | 'paidAmount' | 'expiresAt' | 'overpaymentPolicy'>,
+  c: Pick<CobroRecord, 'state' | 'amountType' | 'amount' | 'minAmount' | 'maxAmount' | 'paidAmount' | 'expiresAt' | 'overpaymentPolicy'> &
+    Partial<Pick<CobroRecord, 'toleranceBelow' | 'toleranceAbove'>>,
   p: PaymentFacts,
 ): MatchDecision {
   if (c.state === 'CANCELLED') return { kind: 'unmatched', reason: 'COBRO_CANCELLED' };
@@ -287,13 +336,16 @@ export function decideMatch(
   if (!isOpen(c.state)) return { kind: 'unmatched', reason: 'NO_MATCH' };
   const { due, max } = bounds(c);
   const total = c.paidAmount + p.amount;
-  if (max !== null && total > max && c.overpaymentPolicy === 'hold_for_review') {
+  // The tolerance the cobro was made with: short of what is due by at most it completes the cobro;
+  // above the max by at most it is not an overpayment.
+  const over = max !== null && total > max + (c.toleranceAbove ?? 0n);
+  if (over && c.overpaymentPolicy === 'hold_for_review') {
     return { kind: 'match', disposition: 'HELD_FOR_REVIEW', event: null, paidAmount: c.paidAmount, returnCents: 0n };
   }
   // Policy `return`: the cobro counts up to its amount (or max); the rest goes back to the payer.
-  const returnCents = max !== null && total > max && c.overpaymentPolicy === 'return' ? total - max : 0n;
+  const returnCents = over && c.overpaymentPolicy === 'return' ? total - max! : 0n;
   const counted = total - returnCents;
-  const paid = due === null || counted >= due;
+  const paid = due === null || counted >= due - (c.toleranceBelow ?? 0n);
   return { kind: 'match', disposition: 'COUNTED', event: paid ? 'paid' : 'partially_paid', paidAmount: counted, returnCents };
 }
 

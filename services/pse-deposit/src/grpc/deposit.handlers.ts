@@ -8,10 +8,11 @@ import {
   moneyExceptionToProto,
   type AsyncService,
 } from '@wallet/platform';
-import type { depositV1, settlementsV1 } from '@wallet/proto';
+import type { cobroV1, depositV1, settlementsV1 } from '@wallet/proto';
 import type { PseLeg, PseSettlements } from '../app/settlements.js';
 import type { DepositUseCases } from '../app/use-cases.js';
 import { cobroToProto, type CobroUseCases } from '../app/cobros.js';
+import type { CobroSettings } from '../app/cobro-ports.js';
 import { depositToProto } from '../app/proto-views.js';
 
 /**
@@ -92,6 +93,17 @@ export function depositHandlers(
     async attachCobroPayment(req, ctx) {
       requireWriter(ctx);
       return cobroToProto(await co().attach.execute(ctx.companyId, req.cobroId, req.depositId));
+    },
+
+    async getCobroSettings(_req, ctx) {
+      return settingsToProto(await co().getSettings.execute(ctx.companyId));
+    },
+
+    async setCobroSettings(req, ctx) {
+      requireWriter(ctx);
+      return settingsToProto(
+        await co().setSettings.execute(ctx.companyId, { amountToleranceCents: req.amountToleranceCents, amountToleranceBps: req.amountToleranceBps }),
+      );
     },
 
     async listUnmatchedPayments(req, ctx) {
@@ -229,4 +241,11 @@ export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceSe
   getCobroQrPng: ['gateway'],
   attachCobroPayment: ['gateway'],
   listUnmatchedPayments: ['gateway'],
+  getCobroSettings: ['gateway'],
+  setCobroSettings: ['gateway'],
 };
+
+/** A company's cobro settings on the wire. */
+function settingsToProto(s: CobroSettings): cobroV1.CobroSettings {
+  return { amountToleranceCents: s.tolerance.cents, amountToleranceBps: s.tolerance.bps, ...(s.updatedAt ? { updatedAt: s.updatedAt } : {}) };
+}

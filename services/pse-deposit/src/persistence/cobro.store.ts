@@ -3,6 +3,7 @@ import {
   autoReturnId,
   documentKey,
   decideMatch,
+  type AmountTolerance,
   type AutoReturn,
   type CobroMethod,
   type CobroPaymentRecord,
@@ -28,6 +29,7 @@ import type {
   MatchOutcome,
   NewCobro,
   OwedAutoReturn,
+  CobroSettings,
   UnmatchedPayment,
 } from '../app/cobro-ports.js';
 
@@ -41,6 +43,8 @@ interface CobroRow {
   min_amount: string | null;
   max_amount: string | null;
   paid_amount: string;
+  tolerance_below?: string;
+  tolerance_above?: string;
   description: string | null;
   expected_payer_document: string | null;
   expected_payer_name: string | null;
@@ -121,6 +125,8 @@ export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): Cobro
     minAmount: centsOrNull(r.min_amount),
     maxAmount: centsOrNull(r.max_amount),
     paidAmount: centsFromDb(r.paid_amount),
+    toleranceBelow: centsFromDb(r.tolerance_below ?? '0'),
+    toleranceAbove: centsFromDb(r.tolerance_above ?? '0'),
     description: r.description,
     expectedPayer: r.expected_payer_document || r.expected_payer_name ? { document: r.expected_payer_document, name: r.expected_payer_name } : null,
     metadata: r.metadata ?? {},
@@ -186,9 +192,9 @@ export class SqlCobroStore implements CobroStore {
         // The company is recorded as using cobros in the same statement (the matcher then lists its unmatched payments).
         `with c as (insert into pse_deposit.cobros (id, company_id, reference, state, amount_type, amount, min_amount, max_amount, description,
            expected_payer_document, expected_payer_document_key, expected_payer_name, metadata, overpayment_policy, methods, transaction_id,
-           request_hash, iva_applicable, merchant_name, expires_at, created_at, updated_at, traceparent, pse_payer)
+           request_hash, iva_applicable, merchant_name, expires_at, created_at, updated_at, traceparent, pse_payer, tolerance_below, tolerance_above)
          values ($1, $2, $3, 'CREATING', $4, $5::bigint, $6::bigint, $7::bigint, $8, $9, $10, $11, $12::jsonb, $13, $14::text[], $15, $16, $17, $18,
-           $19::timestamptz, $20::timestamptz, $20::timestamptz, $21, $22::jsonb)
+           $19::timestamptz, $20::timestamptz, $20::timestamptz, $21, $22::jsonb, $23::bigint, $24::bigint)
          returning *),
          uses as (insert into pse_deposit.cobro_companies (company_id) values ($2) on conflict do nothing)
          select * from c`,
@@ -215,6 +221,8 @@ export class SqlCobroStore implements CobroStore {
           c.createdAt.toISOString(),
           currentTraceparent() ?? null,
           c.psePayer ? JSON.stringify(c.psePayer) : null,
+          c.toleranceBelow.toString(),
+          c.toleranceAbove.toString(),
         ],
       );
       return { created: true, cobro: toCobro(rows[0]!) };
@@ -395,7 +403,7 @@ export class SqlCobroStore implements CobroStore {
       row = await tx.one<CobroRow>(
         `select * from pse_deposit.cobros
           where company_id = ? and expected_payer_document_key = ? and state in ('OPEN', 'PARTIALLY_PAID') and expires_at >= ?::timestamptz
-            and (amount_type = 'OPEN' or paid_amount + ?::bigint <= coalesce(max_amount, amount))
+            and (amount_type = 'OPEN' or paid_amount + ?::bigint <= coalesce(max_amount, amount) + tolerance_above)
           order by expires_at, id limit 1 for update`,
         [p.companyId, payerKey, p.receivedAt.toISOString(), p.amount.toString()],
       );
@@ -558,6 +566,26 @@ export class SqlCobroStore implements CobroStore {
   }
 
   /** The company's payments that matched no cobro (newest first), with the cobro each aimed at, if any. */
+  async settings(companyId: string): Promise<CobroSettings> {
+    const [r] = await this.db.prepared<{ amount_tolerance_cents: string; amount_tolerance_bps: number; settings_updated_at: Date | string | null }>(
+      `select amount_tolerance_cents::text as amount_tolerance_cents, amount_tolerance_bps, settings_updated_at from pse_deposit.cobro_companies where company_id = $1`,
+      [companyId],
+    );
+    return r
+      ? { tolerance: { cents: centsFromDb(r.amount_tolerance_cents), bps: r.amount_tolerance_bps }, updatedAt: dateOrNull(r.settings_updated_at) }
+      : { tolerance: { cents: 0n, bps: 0 }, updatedAt: null };
+  }
+
+  async setSettings(companyId: string, t: AmountTolerance, now: Date): Promise<CobroSettings> {
+    await this.db.prepared(
+      `insert into pse_deposit.cobro_companies (company_id, amount_tolerance_cents, amount_tolerance_bps, settings_updated_at) values ($1, $2::bigint, $3, $4::timestamptz)
+       on conflict (company_id) do update set amount_tolerance_cents = excluded.amount_tolerance_cents, amount_tolerance_bps = excluded.amount_tolerance_bps,
+         settings_updated_at = excluded.settings_updated_at`,
+      [companyId, t.cents.toString(), t.bps, now.toISOString()],
+    );
+    return { tolerance: t, updatedAt: now };
+  }
+
   async autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]> {
     const rows = await this.db.prepared<{
       deposit_id: string;

@@ -61,7 +61,7 @@ async function cobroViolations(db: Database, companyId: string): Promise<string[
     paid_amount: string;
     counted: string;
   }>(
-    `select c.id, c.state, c.amount_type, c.amount, c.min_amount, c.paid_amount,
+    `select c.id, c.state, c.amount_type, c.amount - c.tolerance_below as amount, c.min_amount - c.tolerance_below as min_amount, c.paid_amount,
        coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted
      from pse_deposit.cobros c where c.company_id = $1`,
     [companyId],
@@ -297,6 +297,24 @@ describe('cobros (pse-deposit)', () => {
       returns.refuse = null;
     }
     expect((await uc.get.execute(co, c2.id)).payments[0]!.autoReturn).toMatchObject({ amount: 5_000n, status: 'FAILED', error: 'INSUFFICIENT_BALANCE' });
+    expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+  });
+
+  it("the company's amount tolerance: a cobro keeps the one it was made with; a payment short by at most it completes the cobro", async () => {
+    const co = `co-${randomUUID()}`;
+    expect(await uc.getSettings.execute(co)).toEqual({ tolerance: { cents: 0n, bps: 0 }, updatedAt: null });
+    const before = (await create(co, { amountCents: 100_000n })).cobro;
+    const set = await uc.setSettings.execute(co, { amountToleranceCents: 2_000n, amountToleranceBps: 0 });
+    expect(set.tolerance).toEqual({ cents: 2_000n, bps: 0 });
+    expect((await uc.getSettings.execute(co)).tolerance).toEqual({ cents: 2_000n, bps: 0 });
+    await expect(uc.setSettings.execute(co, { amountToleranceCents: 1n, amountToleranceBps: 5_000 })).rejects.toThrow(AppError);
+    const after = (await create(co, { amountCents: 100_000n })).cobro;
+    expect([before.toleranceBelow, after.toleranceBelow, after.toleranceAbove]).toEqual([0n, 2_000n, 2_000n]);
+
+    await pay(co, { amount: 98_500n, cobroId: after.id });
+    await pay(co, { amount: 98_500n, cobroId: before.id });
+    await until(async () => expect((await uc.get.execute(co, after.id)).state).toBe('PAID'));
+    await until(async () => expect((await uc.get.execute(co, before.id)).state).toBe('PARTIALLY_PAID'));
     expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
   });
 

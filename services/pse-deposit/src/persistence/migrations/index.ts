@@ -10,6 +10,7 @@ import { Migration0009CobroPseLinks } from './0009-cobro-pse-links.js';
 import { Migration0010CobroCompanies } from './0010-cobro-companies.js';
 import { Migration0011DepositReturns } from './0011-deposit-returns.js';
 import { Migration0012CobroAutoReturns } from './0012-cobro-auto-returns.js';
+import { Migration0013CobroAmountTolerance } from './0013-cobro-amount-tolerance.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -25,4 +26,5 @@ export const depositMigrations = [
   Migration0010CobroCompanies,
   Migration0011DepositReturns,
   Migration0012CobroAutoReturns,
+  Migration0013CobroAmountTolerance,
 ];
