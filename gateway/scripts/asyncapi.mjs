@@ -93,13 +93,13 @@ export const SUBJECTS = [
   [
     'deposit.returned',
     'wallet.events.v1.DepositReturnEvent',
-    ['collect-key'],
+    ['collect-key', 'pse-deposit'],
     'A return (devolución) of a credited payment reached its payer: the amount left the wallet through the rail it came by (docs/returns.md). The payload carries the return, not the deposit.',
   ],
   [
     'deposit.return_failed',
     'wallet.events.v1.DepositReturnEvent',
-    ['collect-key'],
+    ['collect-key', 'pse-deposit'],
     'A return ended without moving money (the wallet could not cover it, or the rail refused it and the hold was released); `failureCode` says why.',
   ],
   ['collectkey.created', COLLECT_KEY, ['collect-key'], 'A key was issued (registered at the Bre-B directory).'],

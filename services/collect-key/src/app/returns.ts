@@ -12,7 +12,15 @@ export function collectKeyReturns(deps: CollectKeyDeps) {
     name: 'BREB',
     send: (r) => deps.directory.returnPayment({ returnId: r.id, providerTransferId: r.providerTransferId, amountCents: r.amount }),
   };
-  const returnDeps: ReturnDeps = { returns: deps.returns, ledger: deps.ledger, rail, log: deps.log, now: deps.now, newId: deps.newId };
+  const returnDeps: ReturnDeps = {
+    returns: deps.returns,
+    subjects: { returned: 'deposit.returned', failed: 'deposit.return_failed' },
+    ledger: deps.ledger,
+    rail,
+    log: deps.log,
+    now: deps.now,
+    newId: deps.newId,
+  };
   const payments: ReturnablePayments = {
     idPattern: /^dep_[a-z0-9]{24}$/,
     companyOf: async (depositId) => (await deps.store.paymentById(depositId))?.companyId,

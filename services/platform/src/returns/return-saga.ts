@@ -14,9 +14,17 @@ import {
 } from './return-machine.js';
 import type { ReturnLedger, ReturnPatch, ReturnRail, ReturnRecord, ReturnStore } from './ports.js';
 
+/** The subjects an owner publishes a return's end on (DEPOSITS): `deposit.returned`, `deposit.return_failed`. */
+export interface ReturnSubjects {
+  returned: 'deposit.returned';
+  failed: 'deposit.return_failed';
+}
+
 /** What a return saga needs from its owning service. */
 export interface ReturnDeps {
   returns: ReturnStore;
+  /** The owner names the subjects it publishes (its event catalogue is read from its own code). */
+  subjects: ReturnSubjects;
   ledger: ReturnLedger;
   rail: ReturnRail;
   log: Logger;
@@ -86,7 +94,7 @@ export class ReturnSaga {
       depositReturn: returnToProto(r, this.deps.rail.name),
       occurredAt: this.deps.now(),
     });
-    return { id, subject: `deposit.${kind}`, payload };
+    return { id, subject: kind === 'returned' ? this.deps.subjects.returned : this.deps.subjects.failed, payload };
   }
 
   async apply(r: ReturnRecord, event: ReturnEvent, actor: ReturnActor, reason?: string, patch?: ReturnPatch): Promise<ReturnRecord | undefined> {

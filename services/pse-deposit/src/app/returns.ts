@@ -10,6 +10,7 @@ import type { DepositDeps } from './deps.js';
 export function pseReturns(deps: DepositDeps) {
   const returnDeps: ReturnDeps = {
     returns: deps.returns,
+    subjects: { returned: 'deposit.returned', failed: 'deposit.return_failed' },
     ledger: deps.ledger,
     rail: { name: 'PSE', send: (r) => deps.pse.refund({ refundId: r.id, depositId: r.depositId, amountCents: r.amount }) },
     log: deps.log,
