@@ -17,7 +17,11 @@ import {
 describe('concurrency', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    // The race under test is the ledger's conditional debit. The 30 sends' account validations at the
+    // rail are concurrent too: on a loaded 2-core machine (the e2e workspace runs beside) one can take
+    // longer than the default 2 s provider timeout and answer ACH_RAIL_UNAVAILABLE before any reserve,
+    // so this file gives the rail the time a slow machine needs.
+    h = await startHarness({ transferEnv: { PROVIDER_HTTP_TIMEOUT_MS: '15000' } });
   });
   afterAll(async () => {
     await h?.stop();
