@@ -200,7 +200,7 @@ describe('cobros end to end', () => {
 
   it('the policy return: an overpayment counted up to the amount, the rest returned to the payer automatically through the network; a second payment returned whole', async () => {
     const c = (
-      await post('/cobros', { reference: 'FAC-3001', amountCents: 50_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'], overpaymentPolicy: 'return' })
+      await post('/cobros', { reference: 'FAC-RET-1', amountCents: 50_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'], overpaymentPolicy: 'return' })
     ).body;
     expect(c).toMatchObject({ status: 'OPEN', overpaymentPolicy: 'return' });
     const brebBalance = async () => BigInt((await get('/wallets/balance')).body.wallets.find((w: any) => w.rail === 'BREB').availableCents);
@@ -414,7 +414,7 @@ describe('cobros end to end', () => {
     }
     expect((await put({ amountToleranceCents: 0, amountToleranceBps: 0 }, co.readKey)).status).toBe(403);
     try {
-      const c = (await post('/cobros', { reference: 'FAC-4001', amountCents: 200_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'] })).body;
+      const c = (await post('/cobros', { reference: 'FAC-TOL-1', amountCents: 200_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'] })).body;
       // 0.5 % of 200,000 COP = 1,000 COP: the larger of the two.
       expect(c).toMatchObject({ status: 'OPEN', toleranceBelowCents: 1_000_00, toleranceAboveCents: 1_000_00 });
       expect((await incoming({ keyValue: c.breb.keyValue, amountCents: 199_200_00 })).status).toBe(202);
