@@ -1,20 +1,10 @@
-import { PDFParse } from 'pdf-parse';
 import { eventually } from '@wallet/platform/testing';
+import { pdfText } from '../support/pdf.js';
 import { startStack } from '../support/stack.js';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-
-async function pdfText(buf: ArrayBuffer): Promise<{ text: string; pages: number }> {
-  const parser = new PDFParse({ data: Buffer.from(buf) });
-  try {
-    const r = await parser.getText();
-    return { text: r.text, pages: r.total };
-  } finally {
-    await parser.destroy();
-  }
-}
 
 /**
  * Returns (devoluciones) through the gateway (docs/returns.md): a credited Bre-B payment returned in part,

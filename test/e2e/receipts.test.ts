@@ -1,19 +1,9 @@
-import { PDFParse } from 'pdf-parse';
 import { eventually } from '@wallet/platform/testing';
+import { pdfText } from '../support/pdf.js';
 import { startStack } from '../support/stack.js';
 import { fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-
-async function pdfText(buf: ArrayBuffer): Promise<{ text: string; pages: number }> {
-  const parser = new PDFParse({ data: Buffer.from(buf) });
-  try {
-    const r = await parser.getText();
-    return { text: r.text, pages: r.total };
-  } finally {
-    await parser.destroy();
-  }
-}
 
 /** PDF receipts through the gateway, built by the receipt service from transfer.* and deposit.* events only. */
 describe('receipts end to end', () => {
