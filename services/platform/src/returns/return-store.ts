@@ -243,11 +243,8 @@ export class SqlReturnStore implements ReturnStore {
        update ${this.returns} r set step_at = clock_timestamp() from due where r.id = due.id returning r.id`,
       [[...LIVE_RETURN_STATES], graceSeconds, batch],
     );
-    const out: ReturnRecord[] = [];
-    for (const { id } of rows) {
-      const r = await this.byId(id);
-      if (r) out.push(r);
-    }
-    return out;
+    if (rows.length === 0) return [];
+    const leased = await this.db.prepared<ReturnRow>(`${this.select} where r.id = any($1::text[]) order by r.step_at`, [rows.map((r) => r.id)]);
+    return leased.map(toReturn);
   }
 }
