@@ -8,6 +8,7 @@
 // without reading them back (and no cobro of one size has the id of a cobro of another).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { depositEventsV1 } from '@wallet/proto';
+import { PAGE_LOOKUP_SQL } from '../../services/pse-deposit/dist/persistence/cobro-matching.js';
 
 const md5 = (s) => createHash('md5').update(s).digest('hex');
 /** The id (`cob_` + 24 [a-z0-9], as newCobroId), transaction id (`CB` + 20, as a dynamic QR's) and reference of cobro g of N. */
@@ -189,6 +190,31 @@ const LOOKUPS = [
            order by expires_at, id limit 1 for update`,
     types: ['text', 'text', 'text', 'text'],
     args: (g, co, n) => [co, String(payerNumber(1 + (g % Math.max(1, Math.floor((n - 6) / 9))))), new Date().toISOString(), '50000'],
+  },
+  {
+    // What the listing consumer runs once per page of payments (SqlCobroStore.matchMany), its own text: 32 payments,
+    // a third by transaction id, a third by cobro id, a third by payer rule; the median time is per page.
+    name: 'a page of 32 payments: already matched?, each lookup, uses cobros? (one statement)',
+    sql: (() => {
+      let i = 0;
+      return PAGE_LOOKUP_SQL.replace(/\?/g, () => `$${++i}`);
+    })(),
+    types: ['text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'timestamptz[]', 'bigint[]'],
+    args: (g, co, n) => {
+      const gs = Array.from({ length: 32 }, (_, k) => 1 + ((g + k * 7919) % n));
+      const arr = (xs) => `{${xs.map((x) => (x === null ? 'NULL' : `"${String(x).replace(/(["\\])/g, '\\$1')}"`)).join(',')}}`;
+      const by = (k) => k % 3;
+      return [
+        arr(gs.map((x) => `dep_${md5(`p${x}`).slice(0, 24)}`)),
+        arr(gs.map(() => co)),
+        arr(gs.map((x, k) => (by(k) === 0 ? transactionIdOf(x, n) : null))),
+        arr(gs.map((x, k) => (by(k) === 1 ? cobroIdOf(x, n) : null))),
+        arr(gs.map(() => null)),
+        arr(gs.map((x, k) => (by(k) === 2 ? String(payerNumber(1 + (x % Math.max(1, Math.floor((n - 6) / 9))))) : null))),
+        arr(gs.map(() => new Date().toISOString())),
+        arr(gs.map(() => '50000')),
+      ];
+    },
   },
   {
     name: 'no match: does the company use cobros?',

@@ -292,7 +292,7 @@ async function pgStatements(op) {
       execUsPerOp: Math.round(all.reduce((a, r) => a + r.us, 0)),
       planUsPerOp: Math.round(all.reduce((a, r) => a + r.planUs, 0)),
       top: all
-        .filter((r) => r.calls >= 0.05)
+        .filter((r) => r.calls >= 0.05 || r.us >= 5)
         .slice(0, 60)
         .map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us), planUs: Math.round(r.planUs) })),
     };

@@ -21,7 +21,7 @@ import { depositV1 } from '@wallet/proto';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { SmtpMailer } from './adapters/mailer.js';
 import { HttpPseProvider, UnconfiguredPseProvider } from './adapters/pse.client.js';
-import { BREB_LISTING_CONSUMER, BREB_LISTING_SUBJECT, brebListingHandler } from './app/breb-listing.js';
+import { BREB_LISTING_CONSUMER, BREB_LISTING_SUBJECT, brebListingHandler, brebListingPageHandler } from './app/breb-listing.js';
 import { depositDeps, type DepositSettings } from './app/deps.js';
 import { PSE_RETURNS } from './app/returns.js';
 import { Sweeper } from './app/sweeper.js';
@@ -33,7 +33,7 @@ import { SqlDepositStore } from './persistence/deposit.store.js';
 import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
 import { GrpcCobroKeys } from './adapters/cobro-keys.client.js';
-import { CobroSweeper, cobroMatcher, cobroUseCases, type CobroDeps } from './app/cobros.js';
+import { CobroSweeper, cobroMatcher, cobroPageMatcher, cobroUseCases, type CobroDeps } from './app/cobros.js';
 import { SqlCobroStore } from './persistence/cobro.store.js';
 import type { CreatePseCommand } from './app/create-pse-deposit.js';
 import type { DepositRecord } from './domain/deposit.js';
@@ -153,11 +153,16 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       expiryGraceSeconds: c.COBRO_EXPIRY_GRACE_SECONDS,
       minTtlSeconds: c.COBRO_MIN_TTL_SECONDS,
     };
+    const listingLog = log.child({ component: 'breb-listing' });
+    const matchers = { one: cobroMatcher(cobroDeps), page: cobroPageMatcher(cobroDeps) };
     const listingConsumer = new InboxConsumer(db, bus, {
       stream: 'DEPOSITS',
       durable: BREB_LISTING_CONSUMER,
       subject: BREB_LISTING_SUBJECT,
-      handler: brebListingHandler(sqlBrebListing, log.child({ component: 'breb-listing' }), undefined, cobroMatcher(cobroDeps)),
+      handler: brebListingHandler(sqlBrebListing, listingLog, undefined, matchers.one),
+      // A page of events: listed with one statement, its payments matched with a few (docs/benchmarks.md "Cobro matching").
+      batchHandler: brebListingPageHandler(sqlBrebListing, listingLog, undefined, matchers),
+      maxBatch: 128,
       log,
     });
     await listingConsumer.start();

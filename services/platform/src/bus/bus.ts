@@ -144,9 +144,10 @@ export class Bus {
     }
   }
 
-  async consume(stream: StreamName, durable: string): Promise<ConsumerMessages> {
+  /** Pulls the durable consumer's messages, up to `maxMessages` asked for at a time. */
+  async consume(stream: StreamName, durable: string, maxMessages = 64): Promise<ConsumerMessages> {
     const c = await this.js.consumers.get(this.streamName(stream), durable);
-    return c.consume({ max_messages: 64 });
+    return c.consume({ max_messages: maxMessages });
   }
 
   /** Strips the namespace off a received subject. */

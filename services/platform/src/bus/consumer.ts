@@ -103,9 +103,9 @@ export type EventHandler = (evt: ReceivedEvent, tx: SqlTx) => Promise<void>;
  */
 export type BatchEventHandler = (evts: ReceivedEvent[], tx: SqlTx) => Promise<void>;
 
-/** Messages applied in one transaction at most (a batch only forms while the previous one commits). */
+/** Messages applied in one transaction at most, unless the consumer sets `maxBatch` (a batch only forms while the previous one commits). */
 const MAX_BATCH = 32;
-/** Messages taken from JetStream and not yet handled, at most; the pull waits beyond it. */
+/** Messages taken from JetStream and not yet handled, at most (at least two batches); the pull waits beyond it. */
 const MAX_BUFFERED = 128;
 /**
  * Inbox rows are kept longer than the streams keep events (30 days): a consumer created or reset
@@ -159,12 +159,21 @@ export class InboxConsumer {
       batchHandler?: BatchEventHandler;
       /** Called after each commit that applied events (e.g. to wake a worker for what they wrote). */
       afterCommit?: () => void;
+      /**
+       * Events applied in one transaction at most (default 32). A consumer whose batch handler writes a
+       * page with a constant number of statements takes more under load (fewer round trips per event).
+       */
+      maxBatch?: number;
       /** Inbox rows older than this are deleted (default INBOX_RETENTION_MS), checked every `pruneEveryMs` (default 10 min). */
       inboxRetentionMs?: number;
       pruneEveryMs?: number;
     },
   ) {
     this.pruneTask = new PeriodicTask(`inbox prune ${opts.durable}`, opts.pruneEveryMs ?? 10 * 60_000, () => this.pruneInbox(), opts.log);
+  }
+
+  private get maxBatch(): number {
+    return this.opts.maxBatch ?? MAX_BATCH;
   }
 
   /** Metric labels: the stream (without namespace) and the durable name. */
@@ -183,7 +192,7 @@ export class InboxConsumer {
 
   async start(): Promise<void> {
     await this.bus.ensureConsumer(this.opts.stream, this.opts.durable, this.opts.subject);
-    this.messages = await this.bus.consume(this.opts.stream, this.opts.durable);
+    this.messages = await this.bus.consume(this.opts.stream, this.opts.durable, Math.max(64, this.maxBatch));
     liveConsumers.add(this);
     this.loop = this.run(this.messages);
     this.pruneTask.start();
@@ -232,7 +241,7 @@ export class InboxConsumer {
         for await (const m of messages) {
           queue.push(m);
           wakeWorker?.();
-          if (queue.length >= MAX_BUFFERED)
+          if (queue.length >= Math.max(MAX_BUFFERED, 2 * this.maxBatch))
             await new Promise<void>((r) => {
               resumePull = r;
             });
@@ -254,7 +263,7 @@ export class InboxConsumer {
         await new Promise<void>((r) => setImmediate(r));
         continue;
       }
-      const batch = queue.splice(0, MAX_BATCH);
+      const batch = queue.splice(0, this.maxBatch);
       const resume = resumePull;
       resumePull = undefined;
       resume?.();

@@ -1,31 +1,30 @@
-import type { EventHandler, Logger, SqlTx } from '@wallet/platform';
-import { readBrebDepositEvent, readPsePaidEvent } from '../domain/breb-deposit.js';
-import type { BrebListing } from './ports.js';
+import type { BatchEventHandler, EventHandler, Logger, ReceivedEvent, SqlTx } from '@wallet/platform';
+import { readBrebDepositEvent, readPsePaidEvent, type BrebDeposit } from '../domain/breb-deposit.js';
+import type { BrebListing, BrebUpsertOutcome } from './ports.js';
 import type { InboundPayment } from './cobro-ports.js';
 
-/** Matches one credited payment to a cobro inside the listing's transaction (app/cobros.ts `matchPayment`). */
+/** Matches one credited payment to a cobro inside the listing's transaction (app/cobros.ts `cobroMatcher`). */
 export type CobroMatcher = (tx: SqlTx, p: InboundPayment) => Promise<unknown>;
+/** Matches a page of credited payments, in order, as one by one would (app/cobros.ts `cobroPageMatcher`). */
+export type CobroPageMatcher = (tx: SqlTx, ps: InboundPayment[]) => Promise<unknown>;
 
 /** The durable consumer (on `deposit.>` of DEPOSITS; NATS 2.9 takes one filter subject) feeding the listing. */
 export const BREB_LISTING_CONSUMER = 'pse-deposit-listing';
 export const BREB_LISTING_SUBJECT = 'deposit.>';
 
-/**
- * Copies the collect-key service's Bre-B deposits (`deposit.paid` / `deposit.unassigned`, source
- * BREB) into the listing table inside the InboxConsumer's transaction (inbox row + upsert commit
- * together, so a redelivered event id is only acknowledged). Everything else on the stream — this
- * service's own PSE events, unusable payloads — is acknowledged and dropped (logged). A database
- * failure throws, so the event is redelivered.
- */
-export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date(), matcher?: CobroMatcher): EventHandler {
-  return async (evt, tx) => {
-    // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change.
-    if (evt.subject === 'deposit.returned' || evt.subject === 'deposit.return_failed') return;
-    // This service's own PSE payments are not listed from events (they are its rows already), but a
-    // credited one is matched to its cobro here, as every inbound payment is: one matching path.
-    const psePaid = matcher ? readPsePaidEvent(evt.subject, evt.payload, now()) : null;
-    if (psePaid && matcher) {
-      await matcher(tx, {
+/** What one event is to the listing: a credited PSE payment of this service (to match only), a Bre-B deposit to list, or nothing. */
+type Item = { kind: 'pse'; payment: InboundPayment } | { kind: 'breb'; d: BrebDeposit } | { kind: 'skip' };
+
+function read(evt: ReceivedEvent, log: Logger, now: Date, matching: boolean): Item {
+  // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change.
+  if (evt.subject === 'deposit.returned' || evt.subject === 'deposit.return_failed') return { kind: 'skip' };
+  // This service's own PSE payments are not listed from events (they are its rows already), but a
+  // credited one is matched to its cobro here, as every inbound payment is: one matching path.
+  const psePaid = matching ? readPsePaidEvent(evt.subject, evt.payload, now) : null;
+  if (psePaid) {
+    return {
+      kind: 'pse',
+      payment: {
         depositId: psePaid.id,
         companyId: psePaid.companyId,
         source: 'PSE',
@@ -37,45 +36,97 @@ export function brebListingHandler(listing: BrebListing, log: Logger, now: () =>
         transactionId: null,
         cobroId: psePaid.cobroId,
         reference: psePaid.reference,
-      });
-      return;
-    }
-    const decision = readBrebDepositEvent(evt.payload, now());
-    if (decision.kind === 'ignore') {
-      if (decision.level !== 'debug') log[decision.level]({ eventId: evt.id, subject: evt.subject, reason: decision.reason }, 'deposit event not listed');
-      return;
-    }
-    const d = decision.deposit;
-    const outcome = await listing.upsert(tx, d, evt.id);
-    if (outcome === 'unchanged') {
-      const stored = await listing.storedState(tx, d.id);
-      if (stored && (stored.source !== 'BREB' || stored.company_id !== d.companyId)) {
-        log.error({ eventId: evt.id, depositId: d.id, storedSource: stored.source }, 'Bre-B deposit id clashes with another deposit; not listed');
-      } else {
-        log.debug(
-          { eventId: evt.id, depositId: d.id, status: d.status, storedStatus: stored?.status },
-          'Bre-B deposit event changed nothing (repeat or older)',
-        );
-      }
-      return;
-    }
+      },
+    };
+  }
+  const decision = readBrebDepositEvent(evt.payload, now);
+  if (decision.kind === 'ignore') {
+    if (decision.level !== 'debug') log[decision.level]({ eventId: evt.id, subject: evt.subject, reason: decision.reason }, 'deposit event not listed');
+    return { kind: 'skip' };
+  }
+  return { kind: 'breb', d: decision.deposit };
+}
+
+/** A listed Bre-B deposit credited to the company (ASSIGNED), as the matcher sees it. */
+const brebPayment = (d: BrebDeposit): InboundPayment => ({
+  depositId: d.id,
+  companyId: d.companyId,
+  source: 'BREB',
+  amount: d.amount,
+  netAmount: d.net,
+  payerName: d.payerName,
+  payerDocument: d.payerDocument,
+  receivedAt: d.providerConfirmedAt ?? d.createdAt,
+  transactionId: d.transactionId,
+  cobroId: d.cobroId,
+  reference: null,
+});
+
+/** The log line of a listing write; an 'unchanged' one reads why (a clash with another deposit is an error). */
+async function logListing(listing: BrebListing, log: Logger, tx: SqlTx, evt: ReceivedEvent, d: BrebDeposit, outcome: BrebUpsertOutcome): Promise<void> {
+  if (outcome !== 'unchanged') {
     log.info({ eventId: evt.id, depositId: d.id, companyId: d.companyId, status: d.status, outcome }, 'Bre-B deposit listed');
-    // A payment credited to the company (ASSIGNED) is matched to its cobro in this same transaction:
-    // listed and matched together, or neither (the event is redelivered).
-    if (matcher && d.status === 'ASSIGNED') {
-      await matcher(tx, {
-        depositId: d.id,
-        companyId: d.companyId,
-        source: 'BREB',
-        amount: d.amount,
-        netAmount: d.net,
-        payerName: d.payerName,
-        payerDocument: d.payerDocument,
-        receivedAt: d.providerConfirmedAt ?? d.createdAt,
-        transactionId: d.transactionId,
-        cobroId: d.cobroId,
-        reference: null,
-      });
+    return;
+  }
+  const stored = await listing.storedState(tx, d.id);
+  if (stored && (stored.source !== 'BREB' || stored.company_id !== d.companyId)) {
+    log.error({ eventId: evt.id, depositId: d.id, storedSource: stored.source }, 'Bre-B deposit id clashes with another deposit; not listed');
+  } else {
+    log.debug({ eventId: evt.id, depositId: d.id, status: d.status, storedStatus: stored?.status }, 'Bre-B deposit event changed nothing (repeat or older)');
+  }
+}
+
+/**
+ * Copies the collect-key service's Bre-B deposits (`deposit.paid` / `deposit.unassigned`, source
+ * BREB) into the listing table inside the InboxConsumer's transaction (inbox row + upsert commit
+ * together, so a redelivered event id is only acknowledged). Everything else on the stream — this
+ * service's own PSE events, unusable payloads — is acknowledged and dropped (logged). A database
+ * failure throws, so the event is redelivered. A payment credited to the company (ASSIGNED) is
+ * matched to its cobro in this same transaction: listed and matched together, or neither.
+ */
+export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date(), matcher?: CobroMatcher): EventHandler {
+  return async (evt, tx) => {
+    const item = read(evt, log, now(), matcher !== undefined);
+    if (item.kind === 'pse') await matcher?.(tx, item.payment);
+    if (item.kind !== 'breb') return;
+    const outcome = await listing.upsert(tx, item.d, evt.id);
+    await logListing(listing, log, tx, evt, item.d, outcome);
+    if (matcher && outcome !== 'unchanged' && item.d.status === 'ASSIGNED') await matcher(tx, brebPayment(item.d));
+  };
+}
+
+/**
+ * The same for the InboxConsumer's page of fresh events, with the same result as `brebListingHandler`
+ * applied to each in order: the page's Bre-B deposits listed with one statement (upsertMany), then its
+ * credited payments (PSE and Bre-B, in event order) matched together (CobroPageMatcher). A page that
+ * names one deposit twice is applied event by event (one row is written once per statement). Each
+ * payment carries its event's trace context, so the cobro event it causes continues that trace.
+ */
+export function brebListingPageHandler(
+  listing: BrebListing,
+  log: Logger,
+  now: () => Date = () => new Date(),
+  matchers?: { one: CobroMatcher; page: CobroPageMatcher },
+): BatchEventHandler {
+  const single = brebListingHandler(listing, log, now, matchers?.one);
+  return async (evts, tx) => {
+    const at = now();
+    const items = evts.map((evt) => ({ evt, item: read(evt, log, at, matchers !== undefined) }));
+    const ids = items.flatMap(({ item }) => (item.kind === 'pse' ? [item.payment.depositId] : item.kind === 'breb' ? [item.d.id] : []));
+    if (new Set(ids).size !== ids.length) {
+      for (const evt of evts) await single(evt, tx);
+      return;
     }
+    const brebs = items.flatMap(({ evt, item }) => (item.kind === 'breb' ? [{ d: item.d, eventId: evt.id }] : []));
+    const outcomes = await listing.upsertMany(tx, brebs);
+    const payments: InboundPayment[] = [];
+    for (const { evt, item } of items) {
+      if (item.kind === 'pse') payments.push({ ...item.payment, traceparent: evt.traceparent });
+      if (item.kind !== 'breb') continue;
+      const outcome = outcomes.get(item.d.id) ?? 'unchanged';
+      await logListing(listing, log, tx, evt, item.d, outcome);
+      if (outcome !== 'unchanged' && item.d.status === 'ASSIGNED') payments.push({ ...brebPayment(item.d), traceparent: evt.traceparent });
+    }
+    if (matchers && payments.length > 0) await matchers.page(tx, payments);
   };
 }

@@ -47,6 +47,8 @@ export interface InboundPayment {
   transactionId: string | null;
   cobroId: string | null;
   reference: string | null;
+  /** The trace context of the event that brought it (the cobro event it causes continues that trace). */
+  traceparent?: string | undefined;
 }
 
 /** A company's cobro settings: its amount tolerance (docs/cobros.md "Amount tolerance"); `updatedAt` null: never set. */
@@ -114,6 +116,13 @@ export interface CobroStore {
   ): Promise<AttachOutcome>;
   listUnmatched(companyId: string, limit: number, after: CobroCursor | null): Promise<Array<UnmatchedPayment & { cursor: CobroCursor }>>;
   match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome>;
+  /** A page of payments in order, with the same outcomes as `match` one by one, in a constant number of statements. */
+  matchMany(
+    tx: SqlTx,
+    ps: readonly InboundPayment[],
+    now: Date,
+    mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
+  ): Promise<MatchOutcome[]>;
   /** Automatic returns still OWED, oldest first. */
   autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]>;
   /** OWED → REQUESTED (the owner has the return) or FAILED (refused for good, `error`); false when it was not OWED. */

@@ -18,7 +18,7 @@ import {
 } from '../domain/cobro.js';
 import { isDepositId } from '../domain/deposit.js';
 import { COBRO_MACHINE, type CobroEvent } from '../domain/cobro-machine.js';
-import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment, OwedAutoReturn } from './cobro-ports.js';
+import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment, MatchOutcome, OwedAutoReturn } from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
 
 /** A cobro's dynamic key and QR, at collect-key (IssueCobroKey / CloseCobroKey; the company in the call metadata). */
@@ -503,19 +503,34 @@ export function cobroUseCases(deps: CobroDeps) {
 }
 export type CobroUseCases = ReturnType<typeof cobroUseCases>;
 
+/** The log line of a match outcome. */
+function logMatch(log: Logger, p: InboundPayment, out: MatchOutcome): void {
+  if (out.kind === 'matched') {
+    log.info(
+      { depositId: p.depositId, cobroId: out.cobroId, matchedBy: out.matchedBy, disposition: out.disposition, event: out.event },
+      'payment matched to a cobro',
+    );
+  } else if (out.kind === 'unmatched') {
+    log.info({ depositId: p.depositId, cobroId: out.cobroId, reason: out.reason }, 'payment matched no open cobro: listed unmatched');
+  }
+}
+
 /** The matcher the listing consumer runs for every credited payment (in its inbox transaction), with its log line. */
 export function cobroMatcher(deps: CobroDeps) {
   const mk = matchEvent(deps);
   return async (tx: SqlTx, p: InboundPayment) => {
     const out = await deps.store.match(tx, p, deps.now(), mk);
-    if (out.kind === 'matched') {
-      deps.log.info(
-        { depositId: p.depositId, cobroId: out.cobroId, matchedBy: out.matchedBy, disposition: out.disposition, event: out.event },
-        'payment matched to a cobro',
-      );
-    } else if (out.kind === 'unmatched') {
-      deps.log.info({ depositId: p.depositId, cobroId: out.cobroId, reason: out.reason }, 'payment matched no open cobro: listed unmatched');
-    }
+    logMatch(deps.log, p, out);
     return out;
+  };
+}
+
+/** The same for a page of payments, in order (SqlCobroStore.matchMany: the outcomes of one by one, in a few statements). */
+export function cobroPageMatcher(deps: CobroDeps) {
+  const mk = matchEvent(deps);
+  return async (tx: SqlTx, ps: InboundPayment[]) => {
+    const outs = await deps.store.matchMany(tx, ps, deps.now(), mk);
+    for (const [i, out] of outs.entries()) logMatch(deps.log, ps[i]!, out);
+    return outs;
   };
 }

@@ -90,6 +90,8 @@ export interface BrebListing {
    * different and the event is newer; anything else changes nothing ('unchanged').
    */
   upsert(tx: SqlTx, d: BrebDeposit, eventId: string): Promise<BrebUpsertOutcome>;
+  /** The same for a page of events with distinct deposit ids, in one statement: the outcome of each id that changed. */
+  upsertMany(tx: SqlTx, items: ReadonlyArray<{ d: BrebDeposit; eventId: string }>): Promise<Map<string, BrebUpsertOutcome>>;
   /** Why an upsert changed nothing (for the log): the stored row's source / company / status, if any. */
   storedState(tx: SqlTx, id: string): Promise<{ source: string; company_id: string; status: string } | undefined>;
 }

@@ -1,20 +1,12 @@
 import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type SqlTx } from '@wallet/platform';
 import {
-  autoReturnId,
   documentKey,
-  decideMatch,
   type AmountTolerance,
-  type AutoReturn,
-  type CobroMethod,
   type CobroPaymentRecord,
   type CobroRecord,
   type CobroState,
-  type Disposition,
   type MatchedBy,
-  type OverpaymentPolicy,
   type UnmatchedReason,
-  type AmountType,
-  type CobroPsePayer,
 } from '../domain/cobro.js';
 import { COBRO_MACHINE, type CobroActor, type CobroEvent } from '../domain/cobro-machine.js';
 import type { OutboxEvent } from '../app/ports.js';
@@ -32,147 +24,8 @@ import type {
   CobroSettings,
   UnmatchedPayment,
 } from '../app/cobro-ports.js';
-
-interface CobroRow {
-  id: string;
-  company_id: string;
-  reference: string;
-  state: CobroState;
-  amount_type: AmountType;
-  amount: string | null;
-  min_amount: string | null;
-  max_amount: string | null;
-  paid_amount: string;
-  tolerance_below?: string;
-  tolerance_above?: string;
-  description: string | null;
-  expected_payer_document: string | null;
-  expected_payer_name: string | null;
-  metadata: Record<string, unknown>;
-  overpayment_policy: OverpaymentPolicy;
-  methods: CobroMethod[];
-  transaction_id: string;
-  breb_key_id: string | null;
-  breb_key_value: string | null;
-  qr_payload: string | null;
-  pse_payer: CobroPsePayer | null;
-  pse_deposit_id: string | null;
-  pse_paygateway_url: string | null;
-  request_hash: string;
-  iva_applicable: boolean;
-  merchant_name: string;
-  issue_attempts: number;
-  expires_at: Date | string;
-  created_at: Date | string;
-  updated_at: Date | string;
-  paid_at: Date | string | null;
-  closed_at: Date | string | null;
-  key_closed_at: Date | string | null;
-  cursor_at?: string;
-}
-
-interface PaymentRow {
-  deposit_id: string;
-  cobro_id: string;
-  source: 'BREB' | 'PSE';
-  amount: string;
-  net_amount: string;
-  matched_by: MatchedBy;
-  disposition: Disposition;
-  payer_name: string | null;
-  payer_document: string | null;
-  received_at: Date | string;
-  matched_at: Date | string;
-  auto_return_cents: string;
-  auto_return_id: string | null;
-  auto_return_status: AutoReturn['status'] | null;
-  auto_return_error: string | null;
-}
-
-const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
-const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
-const centsOrNull = (v: string | null): bigint | null => (v == null ? null : centsFromDb(v));
-const COLS = `c.*, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
-
-function toPayment(r: PaymentRow): CobroPaymentRecord {
-  return {
-    depositId: r.deposit_id,
-    source: r.source,
-    amount: centsFromDb(r.amount),
-    netAmount: centsFromDb(r.net_amount),
-    matchedBy: r.matched_by,
-    disposition: r.disposition,
-    payerName: r.payer_name,
-    payerDocument: r.payer_document,
-    receivedAt: date(r.received_at),
-    matchedAt: date(r.matched_at),
-    autoReturn:
-      r.auto_return_id && r.auto_return_status
-        ? { returnId: r.auto_return_id, amount: centsFromDb(r.auto_return_cents), status: r.auto_return_status, error: r.auto_return_error }
-        : null,
-  };
-}
-
-/** A cobro row as the app sees it (payments attached by the caller when it read them). */
-export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): CobroRecord {
-  return {
-    id: r.id,
-    companyId: r.company_id,
-    reference: r.reference,
-    state: r.state,
-    amountType: r.amount_type,
-    amount: centsOrNull(r.amount),
-    minAmount: centsOrNull(r.min_amount),
-    maxAmount: centsOrNull(r.max_amount),
-    paidAmount: centsFromDb(r.paid_amount),
-    toleranceBelow: centsFromDb(r.tolerance_below ?? '0'),
-    toleranceAbove: centsFromDb(r.tolerance_above ?? '0'),
-    description: r.description,
-    expectedPayer: r.expected_payer_document || r.expected_payer_name ? { document: r.expected_payer_document, name: r.expected_payer_name } : null,
-    metadata: r.metadata ?? {},
-    overpaymentPolicy: r.overpayment_policy,
-    methods: r.methods,
-    transactionId: r.transaction_id,
-    breb: r.breb_key_id && r.breb_key_value && r.qr_payload ? { keyId: r.breb_key_id, keyValue: r.breb_key_value, qrPayload: r.qr_payload } : null,
-    pse: r.pse_deposit_id && r.pse_paygateway_url ? { depositId: r.pse_deposit_id, paygatewayUrl: r.pse_paygateway_url } : null,
-    psePayer: r.pse_payer ?? null,
-    requestHash: r.request_hash,
-    expiresAt: date(r.expires_at),
-    createdAt: date(r.created_at),
-    updatedAt: date(r.updated_at),
-    paidAt: dateOrNull(r.paid_at),
-    closedAt: dateOrNull(r.closed_at),
-    payments,
-  };
-}
-
-/** Writes the outbox row of a cobro event in the caller's transaction (`?` placeholders: both transaction kinds). */
-async function appendOutbox(tx: SqlTx, e: OutboxEvent): Promise<void> {
-  const traceparent = e.traceparent ?? currentTraceparent();
-  await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values (?::uuid, ?, ?::jsonb, ?::jsonb)`, [
-    e.id,
-    e.subject,
-    JSON.stringify(e.payload),
-    JSON.stringify(traceparent ? { traceparent } : {}),
-  ]);
-}
-
-async function history(tx: SqlTx, cobroId: string, event: string, from: CobroState | null, to: CobroState, actor: CobroActor, depositId: string | null) {
-  await tx.query(`insert into pse_deposit.cobro_history (cobro_id, event, from_state, to_state, actor, deposit_id) values (?, ?, ?, ?, ?, ?)`, [
-    cobroId,
-    event,
-    from,
-    to,
-    actor,
-    depositId,
-  ]);
-}
-
-async function paymentsOf(q: SqlTx | Database, cobroId: string): Promise<CobroPaymentRecord[]> {
-  const sql = `select * from pse_deposit.cobro_payments where cobro_id = ? order by matched_at, deposit_id`;
-  const rows = 'prepared' in q ? await q.prepared<PaymentRow>(sql, [cobroId]) : await q.query<PaymentRow>(sql, [cobroId]);
-  return rows.map(toPayment);
-}
+import { appendOutbox, COLS, date, dateOrNull, history, paymentsOf, toCobro, toPayment, type CobroRow, type PaymentRow } from './cobro-rows.js';
+import { lookupPage, matchedByOf, MatchWrites, stillFound, type MatchEventBuilder } from './cobro-matching.js';
 
 /**
  * The cobros of the pse_deposit schema. Every state change is `transition` (a compare-and-set from the
@@ -416,16 +269,18 @@ export class SqlCobroStore implements CobroStore {
       const named = p.transactionId !== null || p.cobroId !== null;
       const usesCobros = named || (await tx.one(`select 1 as x from pse_deposit.cobro_companies where company_id = ?`, [p.companyId]));
       if (!usesCobros) return { kind: 'ignored' };
-      await this.recordUnmatched(tx, p, null, 'NO_MATCH', now);
-      return { kind: 'unmatched', cobroId: null, reason: 'NO_MATCH' };
+      const w = new MatchWrites(now);
+      const out = w.unmatch(p, null, 'NO_MATCH');
+      await w.flush(tx, mkEvent);
+      return out;
     }
 
     return this.apply(tx, row, p, matchedBy!, 'matcher', now, mkEvent, false);
   }
 
   /**
-   * A payment decided against a locked cobro row: unmatched with its reason, or matched (its row in
-   * cobro_payments, the cobro's new total and state under COBRO_MACHINE, history and event).
+   * A payment decided against a locked cobro row (MatchWrites): unmatched with its reason, or matched
+   * (its row in cobro_payments, the cobro's new total and state under COBRO_MACHINE, history and event).
    * `manual`: a company attaching it by hand (its time of receipt does not bar it; the cobro must be open or PAID).
    */
   private async apply(
@@ -435,57 +290,52 @@ export class SqlCobroStore implements CobroStore {
     matchedBy: MatchedBy,
     actor: CobroActor,
     now: Date,
-    mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
+    mkEvent: MatchEventBuilder,
     manual: boolean,
   ): Promise<MatchOutcome> {
-    const cobro = toCobro(row);
-    const d = decideMatch(cobro, { amount: p.amount, receivedAt: manual ? cobro.expiresAt : p.receivedAt });
-    if (d.kind === 'unmatched') {
-      if (manual) return { kind: 'unmatched', cobroId: cobro.id, reason: d.reason };
-      await this.recordUnmatched(tx, p, cobro.id, d.reason, now);
-      return { kind: 'unmatched', cobroId: cobro.id, reason: d.reason };
+    const w = new MatchWrites(now);
+    const out = w.decide(row, p, matchedBy, actor, manual);
+    if (await w.flush(tx, mkEvent)) this.eventsWritten();
+    return out;
+  }
+
+  /**
+   * A page of credited payments (the listing consumer's, in order) matched with the outcomes `match`
+   * gives one by one, in a constant number of statements: one lookup for the page (lookupPage), one
+   * lock of the cobros it found (in id order), the decisions in memory (MatchWrites), one write per
+   * table. A payment whose cobro no longer qualifies once locked (a payer rule that an earlier payment
+   * of the page filled, a concurrent change) ends the set-based part: what was decided is written and
+   * the rest of the page goes through `match`, one by one, in order.
+   */
+  async matchMany(tx: SqlTx, ps: readonly InboundPayment[], now: Date, mkEvent: MatchEventBuilder): Promise<MatchOutcome[]> {
+    const out: MatchOutcome[] = [];
+    const oneByOne = async (from: number) => {
+      for (const p of ps.slice(from)) out.push(await this.match(tx, p, now, mkEvent));
+      return out;
+    };
+    if (ps.length < 2 || new Set(ps.map((p) => p.depositId)).size !== ps.length) return oneByOne(0);
+    const found = await lookupPage(tx, ps);
+    const ids = [...new Set(found.flatMap((f) => (f.cobroId && !f.done ? [f.cobroId] : [])))].sort();
+    const locked = ids.length > 0 ? await tx.query<CobroRow>(`select * from pse_deposit.cobros where id = any(?::text[]) order by id for update`, [ids]) : [];
+    const rows = new Map(locked.map((r) => [r.id, r]));
+    const w = new MatchWrites(now);
+    for (const [i, p] of ps.entries()) {
+      const f = found[i]!;
+      if (f.done) out.push({ kind: 'repeat' });
+      else if (!f.cobroId || !f.by) {
+        // Listed unmatched when it named a cobro, or when its company uses cobros (made one once).
+        out.push(p.transactionId === null && p.cobroId === null && !f.uses ? { kind: 'ignored' } : w.unmatch(p, null, 'NO_MATCH'));
+      } else {
+        const row = rows.get(f.cobroId);
+        if (!row || !stillFound(row, f.by, p)) {
+          if (await w.flush(tx, mkEvent)) this.eventsWritten();
+          return oneByOne(i);
+        }
+        out.push(w.decide(row, p, matchedByOf(f.by, p), 'matcher', false));
+      }
     }
-    await tx.query(
-      `insert into pse_deposit.cobro_payments (deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document,
-         received_at, matched_at, auto_return_cents, auto_return_id, auto_return_status)
-       values (?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::bigint, ?, ?)`,
-      [
-        p.depositId,
-        cobro.id,
-        p.companyId,
-        p.source,
-        p.amount.toString(),
-        p.netAmount.toString(),
-        matchedBy,
-        d.disposition,
-        p.payerName,
-        p.payerDocument,
-        p.receivedAt.toISOString(),
-        now.toISOString(),
-        d.returnCents.toString(),
-        d.returnCents > 0n ? autoReturnId(p.depositId) : null,
-        d.returnCents > 0n ? 'OWED' : null,
-      ],
-    );
-    const event: CobroEvent | null = d.event;
-    if (event) {
-      const t = COBRO_MACHINE[event];
-      if (!t.from.includes(cobro.state)) throw new Error(`cobro ${cobro.id}: ${event} from ${cobro.state} is not in the table`);
-      const rows = await tx.query<CobroRow>(
-        `update pse_deposit.cobros set state = ?, paid_amount = ?::bigint, updated_at = now(),
-           paid_at = case when ? = 'PAID' then now() else paid_at end
-         where id = ? returning *`,
-        [t.to, d.paidAmount.toString(), t.to, cobro.id],
-      );
-      if (!t.by.includes(actor)) throw new Error(`cobro event ${event} is not ${actor}'s`);
-      await history(tx, cobro.id, event, cobro.state, t.to, actor, p.depositId);
-      const after = toCobro(rows[0]!, await paymentsOf(tx, cobro.id));
-      await appendOutbox(tx, mkEvent(after, p.depositId, event));
-      this.eventsWritten();
-    } else {
-      await tx.query(`update pse_deposit.cobros set updated_at = now() where id = ?`, [cobro.id]);
-    }
-    return { kind: 'matched', cobroId: cobro.id, matchedBy, disposition: d.disposition, event };
+    if (await w.flush(tx, mkEvent)) this.eventsWritten();
+    return out;
   }
 
   /**
@@ -650,13 +500,5 @@ export class SqlCobroStore implements CobroStore {
       createdAt: date(r.created_at),
       cursor: { createdAt: r.cursor_at, id: r.deposit_id },
     }));
-  }
-
-  private async recordUnmatched(tx: SqlTx, p: InboundPayment, cobroId: string | null, reason: UnmatchedReason, now: Date): Promise<void> {
-    await tx.query(
-      `insert into pse_deposit.cobro_unmatched (deposit_id, company_id, cobro_id, reason, source, amount, received_at, created_at)
-       values (?, ?, ?, ?, ?, ?::bigint, ?::timestamptz, ?::timestamptz) on conflict (deposit_id) do nothing`,
-      [p.depositId, p.companyId, cobroId, reason, p.source, p.amount.toString(), p.receivedAt.toISOString(), now.toISOString()],
-    );
   }
 }

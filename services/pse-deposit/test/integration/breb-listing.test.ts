@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Bus, createLogger } from '@wallet/platform';
+import fc from 'fast-check';
+import { Bus, createLogger, type ReceivedEvent } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { depositEventsV1, type depositV1 } from '@wallet/proto';
 import { newDepositId } from '../../src/domain/deposit.js';
+import { brebListingHandler, brebListingPageHandler } from '../../src/app/breb-listing.js';
+import { sqlBrebListing } from '../../src/persistence/breb-listing.js';
 import { NATS_URL, failure, payer, startHarness, type Harness } from './harness.js';
 
 /**
@@ -224,5 +227,79 @@ describe('Bre-B collect-key deposits in the listing', () => {
     expect((await h.client.getDeposit({ id: later.id }, h.ctx(co))).status).toBe('UNASSIGNED');
     expect(await h.client.getDeposit({ id: first.id }, h.ctx(co))).toMatchObject({ status: 'UNASSIGNED', createdAt: t0, netAmountCents: 50_000n });
     expect(await rowCount(first.id)).toBe(1);
+  });
+
+  it('a page of events lists what applying them one at a time lists (repeats, reorderings and one deposit twice in a page included)', async () => {
+    const silent = createLogger('listing-test', 'silent');
+    const one = brebListingHandler(sqlBrebListing, silent);
+    const page = brebListingPageHandler(sqlBrebListing, silent);
+    const t0 = Date.parse('2026-11-01T12:00:00Z');
+    const event = fc.record({
+      deposit: fc.nat(3),
+      status: fc.constantFrom<'ASSIGNED' | 'UNASSIGNED' | 'REVERSED'>('ASSIGNED', 'UNASSIGNED', 'REVERSED'),
+      at: fc.nat(4),
+      amount: fc.constantFrom(50_000n, 70_000n),
+      repeat: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(event, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 4 }), async (pages) => {
+        const seen: unknown[] = [];
+        const k = key('pg');
+        for (const mode of ['one at a time', 'page'] as const) {
+          const co = `co-${randomUUID()}`;
+          const ids = [0, 1, 2, 3].map(() => newDepositId());
+          let last: ReceivedEvent | undefined;
+          const toEvent = (e: (typeof pages)[number][number], i: number): ReceivedEvent => {
+            if (e.repeat && last) return last;
+            const id = ids[e.deposit]!;
+            const assigned = e.status !== 'UNASSIGNED';
+            const deposit: depositV1.Deposit = {
+              id,
+              status: e.status,
+              amountCents: e.amount,
+              feeAmountCents: assigned ? 500n : 0n,
+              ivaAmountCents: assigned ? 95n : 0n,
+              netAmountCents: e.amount - (assigned ? 595n : 0n),
+              currency: 'COP',
+              source: 'BREB',
+              brebKey: k,
+              payerName: 'Luis Gómez',
+              payerDocument: 'CC 79111222',
+              payerBank: 'Nequi',
+              providerTransferId: `tr-${id}`,
+              providerConfirmedAt: new Date(t0),
+              createdAt: new Date(t0),
+            };
+            const eventId = `${mode}-${i}-${randomUUID()}`;
+            last = {
+              id: eventId,
+              subject: e.status === 'ASSIGNED' ? 'deposit.paid' : e.status === 'REVERSED' ? 'deposit.reversed' : 'deposit.unassigned',
+              payload: depositEventsV1.DepositEvent.toJSON({ eventId, companyId: co, deposit, occurredAt: new Date(t0 + e.at * 1000) }),
+              time: undefined,
+              traceparent: undefined,
+              redelivered: false,
+            };
+            return last;
+          };
+          let n = 0;
+          for (const evts of pages) {
+            const batch = evts.map((e) => toEvent(e, n++));
+            await h.deposit.db.preparedTx(async (tx) => {
+              if (mode === 'page') return page(batch, tx);
+              for (const evt of batch) await one(evt, tx);
+            });
+          }
+          const rows = await h.deposit.db.prepared<Record<string, unknown>>(
+            `select id, status, amount::text, net_amount::text, breb_event_at, breb_key_id, created_at,
+               (select count(*)::int from pse_deposit.state_history s where s.deposit_id = d.id) as changes
+             from pse_deposit.deposits d where company_id = $1`,
+            [co],
+          );
+          seen.push(rows.map((r) => ({ ...r, id: ids.indexOf(r.id as string) })).sort((a, b) => a.id - b.id));
+        }
+        expect(seen[1]).toEqual(seen[0]);
+      }),
+      { numRuns: 40 },
+    );
   });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { AppError, Bus, createLogger, type Database } from '@wallet/platform';
 import { Choreography, eventually } from '@wallet/platform/testing';
 import { depositEventsV1, type depositV1 } from '@wallet/proto';
-import { CobroSweeper, cobroMatcher, cobroUseCases, type CobroDeps, type CobroKeysPort } from '../../src/app/cobros.js';
+import { CobroSweeper, cobroMatcher, cobroUseCases, matchEvent, type CobroDeps, type CobroKeysPort } from '../../src/app/cobros.js';
 import type { InboundPayment } from '../../src/app/cobro-ports.js';
 import { newDepositId } from '../../src/domain/deposit.js';
 import { SqlCobroStore } from '../../src/persistence/cobro.store.js';
@@ -124,6 +124,21 @@ describe('cobros (pse-deposit)', () => {
   afterAll(async () => {
     await bus?.close();
     await h?.stop();
+  });
+
+  /** A credited Bre-B payment as the matcher is handed it. */
+  const payment = (co: string, cobroId: string | null, amount: bigint, receivedAt: Date): InboundPayment => ({
+    depositId: newDepositId(),
+    companyId: co,
+    source: 'BREB',
+    amount,
+    netAmount: amount,
+    payerName: null,
+    payerDocument: null,
+    receivedAt,
+    transactionId: null,
+    cobroId,
+    reference: null,
   });
 
   /** A Bre-B payment credited by collect-key, published as it publishes it (`deposit.paid`, source BREB). */
@@ -372,21 +387,136 @@ describe('cobros (pse-deposit)', () => {
     }
   });
 
+  describe('a page of payments matched at once (the listing consumer under load)', () => {
+    type Aim = { by: 'tx' | 'id' | 'payer'; cobro: number } | { by: 'payer-doc'; payer: number } | { by: 'none' };
+    const PAYERS = ['79.111.222', '80.333.444'];
+    const cobroSpec = fc.record({
+      amount: fc.constantFrom<'fixed' | 'range' | 'open'>('fixed', 'range', 'open'),
+      policy: fc.constantFrom('accept', 'return', 'hold_for_review'),
+      payer: fc.constantFrom(0, 1, null),
+      expired: fc.boolean(),
+      cancelled: fc.boolean(),
+    });
+    const paymentSpec = (cobros: number) =>
+      fc.record({
+        aim: fc.oneof(
+          fc.record({ by: fc.constantFrom<'tx' | 'id' | 'payer'>('tx', 'id', 'payer'), cobro: fc.nat(cobros - 1) }),
+          fc.record({ by: fc.constant<'payer-doc'>('payer-doc'), payer: fc.constantFrom(0, 1) }),
+          fc.constant<Aim>({ by: 'none' }),
+        ) as fc.Arbitrary<Aim>,
+        amount: fc.constantFrom(20_000n, 40_000n, 60_000n, 100_000n, 130_000n),
+      });
+    const scenario = fc.array(cobroSpec, { minLength: 1, maxLength: 3 }).chain((cobros) =>
+      fc.record({
+        cobros: fc.constant(cobros),
+        first: fc.array(paymentSpec(cobros.length), { minLength: 1, maxLength: 6 }),
+        second: fc.array(paymentSpec(cobros.length), { minLength: 1, maxLength: 8 }),
+        repeats: fc.array(fc.nat(5), { maxLength: 3 }),
+      }),
+    );
+
+    /** What a company ends with, by position (cobro i, payment j), free of ids and times. */
+    async function outcome(co: string, cobroIds: string[], depositIds: string[], fromSeq: string) {
+      const pos = (id: string | null) => (id === null ? null : depositIds.indexOf(id));
+      const cobros = [];
+      for (const id of cobroIds) {
+        const c = await uc.get.execute(co, id);
+        cobros.push({
+          state: c.state,
+          paid: c.paidAmount,
+          payments: c.payments.map((p) => [pos(p.depositId), p.matchedBy, p.disposition, p.amount, p.autoReturn?.amount ?? null, p.autoReturn?.status ?? null]),
+        });
+      }
+      const unmatched = await h.deposit.db.prepared<{ deposit_id: string; cobro_id: string | null; reason: string }>(
+        `select deposit_id, cobro_id, reason from pse_deposit.cobro_unmatched where company_id = $1`,
+        [co],
+      );
+      const events = await h.deposit.db.prepared<{
+        subject: string;
+        payload: { cobro: { id: string; status: string; paidAmountCents: string; payments?: unknown[] }; depositId: string };
+      }>(`select subject, payload from pse_deposit.outbox where seq > $1 and payload->>'companyId' = $2 order by seq`, [fromSeq, co]);
+      const history = await h.deposit.db.prepared<{ cobro_id: string; event: string; from_state: string; to_state: string; deposit_id: string | null }>(
+        `select cobro_id, event, from_state, to_state, deposit_id from pse_deposit.cobro_history where cobro_id = any($1::text[]) and actor = 'matcher' order by id`,
+        [cobroIds],
+      );
+      return {
+        cobros,
+        unmatched: unmatched.map((u) => [pos(u.deposit_id), u.cobro_id === null ? null : cobroIds.indexOf(u.cobro_id), u.reason]).sort(),
+        events: events.map((e) => [
+          e.subject,
+          cobroIds.indexOf(e.payload.cobro.id),
+          e.payload.cobro.status,
+          e.payload.cobro.paidAmountCents,
+          e.payload.cobro.payments?.length ?? 0,
+          pos(e.payload.depositId),
+        ]),
+        history: history.map((r) => [cobroIds.indexOf(r.cobro_id), r.event, r.from_state, r.to_state, pos(r.deposit_id)]),
+      };
+    }
+
+    it('gives what matching them one by one gives: totals, states, dispositions, unmatched, events and history, repeats included', async () => {
+      const store = deps.store as SqlCobroStore;
+      const mk = matchEvent(deps);
+      await fc.assert(
+        fc.asyncProperty(scenario, async (sc) => {
+          const results = [];
+          for (const mode of ['one by one', 'page'] as const) {
+            const co = `co-${randomUUID()}`;
+            const ids: string[] = [];
+            const txIds: string[] = [];
+            for (const c of sc.cobros) {
+              const { cobro } = await create(co, {
+                overpaymentPolicy: c.policy,
+                ...(c.amount === 'fixed'
+                  ? { amountCents: 100_000n }
+                  : c.amount === 'range'
+                    ? { amountCents: undefined, minAmountCents: 50_000n, maxAmountCents: 120_000n }
+                    : { amountCents: undefined }),
+                ...(c.payer === null ? {} : { expectedPayer: { document: PAYERS[c.payer] } }),
+              });
+              if (c.cancelled) await uc.cancel.execute(co, cobro.id);
+              ids.push(cobro.id);
+              txIds.push(cobro.transactionId);
+            }
+            const seq = (await h.deposit.db.prepared<{ seq: string }>(`select coalesce(max(seq), 0)::text as seq from pse_deposit.outbox`))[0]!.seq;
+            const depositIds: string[] = [];
+            const toPayment = (s: { aim: Aim; amount: bigint }): InboundPayment => {
+              const a = s.aim;
+              const c = 'cobro' in a ? sc.cobros[a.cobro]! : null;
+              const doc = a.by === 'payer-doc' ? PAYERS[a.payer]! : a.by === 'payer' && c?.payer != null ? PAYERS[c.payer]! : null;
+              // A payment to an expired cobro is received after its expiresAt (the sweeper has not run yet).
+              const p = payment(co, a.by === 'id' ? ids[a.cobro]! : null, s.amount, c?.expired ? new Date(Date.now() + 2 * 3600_000) : new Date());
+              depositIds.push(p.depositId);
+              return {
+                ...p,
+                transactionId: a.by === 'tx' ? txIds[a.cobro]! : null,
+                payerDocument: doc === null ? (a.by === 'payer' ? 'CC 1' : null) : `CC ${doc.replace(/\./g, '')}`,
+              };
+            };
+            const first = sc.first.map(toPayment);
+            const second = [...sc.second.map(toPayment), ...sc.repeats.filter((r) => r < first.length).map((r) => first[r]!)];
+            // Repeats of the first page in the second: a page names each deposit once.
+            const page = second.filter((p, i) => second.findIndex((q) => q.depositId === p.depositId) === i);
+            // Each match a millisecond after the one before (a page's payments are a microsecond apart).
+            let clock = Date.now();
+            for (const batch of [first, page]) {
+              await h.deposit.db.preparedTx(async (tx) => {
+                if (mode === 'page') return store.matchMany(tx, batch, new Date((clock += 100)), mk);
+                for (const p of batch) await store.match(tx, p, new Date((clock += 1)), mk);
+              });
+            }
+            expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+            results.push(await outcome(co, ids, depositIds, seq));
+          }
+          expect(results[1]).toEqual(results[0]);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
   describe('races (fast-check scheduler)', () => {
     const match = (p: InboundPayment) => h.deposit.db.preparedTx((tx) => cobroMatcher(deps)(tx, p));
-    const payment = (co: string, cobroId: string, amount: bigint, receivedAt: Date): InboundPayment => ({
-      depositId: newDepositId(),
-      companyId: co,
-      source: 'BREB',
-      amount,
-      netAmount: amount,
-      payerName: null,
-      payerDocument: null,
-      receivedAt,
-      transactionId: null,
-      cobroId,
-      reference: null,
-    });
 
     it('a payment racing the expiry: counted and the cobro PAID, or the cobro EXPIRED and the payment unmatched — never both', async () => {
       await fc.assert(
