@@ -288,6 +288,15 @@ describe('cobros end to end', () => {
     const unknown = await post(`/cobros/${elsewhere.id}/payments`, { depositId: 'dep_000000000000000000000000' });
     expect([unknown.status, unknown.body.error]).toEqual([404, 'DEPOSIT_NOT_FOUND']);
     expect((await post(`/cobros/${elsewhere.id}/payments`, { depositId: 'nope' })).status).toBe(400);
+
+    // Part of it returned to the payer: the cobro keeps what is left, and stays PAID.
+    const back = await post(`/deposits/${listed.depositId}/returns`, { amountCents: 2_000_00, reason: 'CUSTOMER_REQUEST' });
+    expect([back.status, back.body.status]).toEqual([201, 'RETURNED']);
+    const after = await eventually(async () => {
+      const b = await cobro(c.id);
+      return b.returnedAmountCents === 2_000_00 && b;
+    });
+    expect(after).toMatchObject({ status: 'PAID', paidAmountCents: 8_000_00, payments: [{ depositId: listed.depositId, returnedCents: 2_000_00 }] });
   });
 
   it('cancels an open cobro: its key stops taking payments (a later one is held UNASSIGNED); a PAID one cannot be cancelled', async () => {

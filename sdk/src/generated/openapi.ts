@@ -1428,6 +1428,8 @@ export interface components {
       maxAmountCents: number | null;
       /** @description The sum of the COUNTED payments, less what of them is returned automatically. */
       paidAmountCents: number;
+      /** @description What of the COUNTED payments was returned to their payers since (POST /deposits/{id}/returns), the automatic returns aside: the cobro keeps `paidAmountCents` less this. Its status does not go back (a PAID cobro stays PAID). */
+      returnedAmountCents: number;
       /** @description The amount tolerance it was made with (GET /cobros/settings then): short of the amount (or minimum) by at most this, it is PAID. */
       toleranceBelowCents: number;
       /** @description Above the amount (or maximum) by at most this, a payment is no overpayment. */
@@ -1535,6 +1537,8 @@ export interface components {
         status: 'OWED' | 'REQUESTED' | 'FAILED';
         error: string | null;
       } | null;
+      /** @description Returned to the payer since it was matched (POST /deposits/{depositId}/returns, once the payer has it), the automatic return aside. */
+      returnedCents: number;
     };
     /** @description Whom the cobro's PSE link is for (PSE asks the payer's document, names and e-mail), as POST /deposits/pse. */
     CobroPsePayer: {

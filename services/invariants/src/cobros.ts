@@ -10,6 +10,8 @@ interface CobroRow {
   paid_amount: string;
   tolerance_below: string;
   counted: string;
+  returned_amount: string;
+  counted_returned: string;
   breb_key_id: string | null;
   key_closed_at: Date | null;
   closed_s: number | null;
@@ -23,6 +25,9 @@ interface PaymentRow {
   d_amount: string | null;
   d_status: string | null;
   unmatched: boolean;
+  source: string;
+  returned_cents: string;
+  auto_return_id: string | null;
 }
 
 const OPEN = ['OPEN', 'PARTIALLY_PAID'];
@@ -31,7 +36,8 @@ const OPEN = ['OPEN', 'PARTIALLY_PAID'];
  * cobros (docs/cobros.md): every matched payment is counted once (one cobro, never also listed
  * unmatched) and is a credited deposit of the same company and amount; a cobro's paid total is the
  * sum of its COUNTED payments (less what of them is returned automatically), and its state agrees (PAID exactly when the total reaches what is
- * due); across services, an open cobro's dynamic key is ACTIVE at collect-key and a closed one's is
+ * due); its returned amount is what its COUNTED payments had returned since, and each payment's is the returns that reached its payer at
+ * the payment's owner (the automatic one aside; one younger than the horizon may still be on its way); across services, an open cobro's dynamic key is ACTIVE at collect-key and a closed one's is
  * deleted once its close is recorded (a close still owed past the sweepers' horizon is a violation).
  */
 export async function checkCobros(s: CheckSources, o: CheckOptions, limit: number): Promise<CheckResult> {
@@ -42,6 +48,8 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
     `select c.id, c.company_id, c.state, c.amount_type, c.amount::text as amount, c.min_amount::text as min_amount, c.paid_amount::text as paid_amount,
             c.tolerance_below::text as tolerance_below,
             coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted,
+            c.returned_amount::text as returned_amount,
+            coalesce((select sum(p.returned_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted_returned,
             c.breb_key_id, c.key_closed_at, extract(epoch from now() - c.closed_at)::int as closed_s
        from pse_deposit.cobros c where c.state not in ('CREATING', 'ABANDONED')${scope.sql}`,
     scope.params,
@@ -55,6 +63,8 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
       (c.amount_type === 'OPEN' ? 0n : BigInt(c.tolerance_below));
     if (c.paid_amount !== c.counted)
       bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments sum ${c.counted}`);
+    if (c.returned_amount !== c.counted_returned)
+      bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: returned ${c.returned_amount} but its COUNTED payments had ${c.counted_returned} returned`);
     if (c.state === 'PAID' && paid < due) bad.add(`cobro ${c.id} (company ${c.company_id}) PAID with ${paid} of ${due}`);
     if (OPEN.includes(c.state)) {
       open++;
@@ -65,7 +75,8 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
 
   const payments = await s.deposit.query<PaymentRow>(
     `select p.deposit_id, p.cobro_id, p.company_id, p.amount::text as amount, d.company_id as d_company, d.amount::text as d_amount, d.status as d_status,
-            exists (select 1 from pse_deposit.cobro_unmatched u where u.deposit_id = p.deposit_id) as unmatched
+            exists (select 1 from pse_deposit.cobro_unmatched u where u.deposit_id = p.deposit_id) as unmatched,
+            p.source, p.returned_cents::text as returned_cents, p.auto_return_id
        from pse_deposit.cobro_payments p left join pse_deposit.deposits d on d.id = p.deposit_id
        join pse_deposit.cobros c on c.id = p.cobro_id where true${scope.sql}`,
     scope.params,
@@ -75,8 +86,37 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
     if (p.d_company === null) bad.add(`${who}: no such deposit`);
     else if (p.d_company !== p.company_id) bad.add(`${who}: the deposit is company ${p.d_company}'s`);
     else if (p.d_amount !== p.amount) bad.add(`${who}: matched ${p.amount}, the deposit is ${p.d_amount}`);
-    else if (p.d_status !== 'ASSIGNED') bad.add(`${who}: the deposit is ${p.d_status}, not credited (a cobro does not yet count returns or reversals)`);
+    else if (p.d_status !== 'ASSIGNED') bad.add(`${who}: the deposit is ${p.d_status}, not credited (a cobro does not count reversals)`);
     if (p.unmatched) bad.add(`${who}: also listed unmatched`);
+  }
+
+  // Across services: what each matched payment had returned, against the returns that reached its payer at its owner
+  // (collect-key for Bre-B, this service for PSE), the automatic return aside.
+  const owned = new Map<string, { sum: bigint; youngest: number }>();
+  for (let i = 0; i < payments.length; i += 1000) {
+    const slice = payments.slice(i, i + 1000);
+    const ids = (src: string) => slice.filter((p) => p.source === src).map((p) => p.deposit_id);
+    const sql = (table: string) =>
+      `select r.deposit_id, r.id, r.amount::text as amount, extract(epoch from now() - r.returned_at)::int as age_s
+         from ${table} r where r.deposit_id = any($1::text[]) and r.status = 'RETURNED'`;
+    const rows = [
+      ...(await s.collectKey.query<{ deposit_id: string; id: string; amount: string; age_s: number }>(sql('collect_key.payment_returns'), [ids('BREB')])),
+      ...(await s.deposit.query<{ deposit_id: string; id: string; amount: string; age_s: number }>(sql('pse_deposit.deposit_returns'), [ids('PSE')])),
+    ];
+    const auto = new Set(slice.map((p) => p.auto_return_id).filter((x): x is string => x !== null));
+    for (const r of rows) {
+      if (auto.has(r.id)) continue;
+      const o = owned.get(r.deposit_id) ?? { sum: 0n, youngest: Infinity };
+      owned.set(r.deposit_id, { sum: o.sum + BigInt(r.amount), youngest: Math.min(o.youngest, r.age_s ?? 0) });
+    }
+  }
+  for (const p of payments) {
+    const at = owned.get(p.deposit_id) ?? { sum: 0n, youngest: Infinity };
+    const returned = BigInt(p.returned_cents);
+    if (returned === at.sum) continue;
+    // A return that reached the payer moments ago may still be on its way to the cobro (the owner's event).
+    if (returned < at.sum && !o.settled && at.youngest <= horizon) continue;
+    bad.add(`payment ${p.deposit_id} of cobro ${p.cobro_id} (company ${p.company_id}): ${returned} returned on the cobro, ${at.sum} returned at its owner`);
   }
 
   // Across services: the dynamic keys (collect-key's rows, by cobro).

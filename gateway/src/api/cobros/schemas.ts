@@ -185,6 +185,9 @@ export const CobroPaymentSchema = z
       })
       .nullable()
       .meta({ description: 'Overpayment policy `return`: the automatic return of this payment (or of its part beyond the amount); null otherwise.' }),
+    returnedCents: centsNumber().meta({
+      description: 'Returned to the payer since it was matched (POST /deposits/{depositId}/returns, once the payer has it), the automatic return aside.',
+    }),
   })
   .meta({ id: 'CobroPayment' });
 
@@ -198,6 +201,11 @@ export const CobroSchema = z
     minAmountCents: centsNumber().nullable(),
     maxAmountCents: centsNumber().nullable(),
     paidAmountCents: centsNumber().meta({ description: 'The sum of the COUNTED payments, less what of them is returned automatically.' }),
+    returnedAmountCents: centsNumber().meta({
+      description:
+        'What of the COUNTED payments was returned to their payers since (POST /deposits/{id}/returns), the automatic returns aside: the cobro keeps `paidAmountCents` less this. ' +
+        'Its status does not go back (a PAID cobro stays PAID).',
+    }),
     toleranceBelowCents: centsNumber().meta({
       description: 'The amount tolerance it was made with (GET /cobros/settings then): short of the amount (or minimum) by at most this, it is PAID.',
     }),

@@ -16,6 +16,7 @@ export function cobroView(c: cobroV1.Cobro) {
     minAmountCents: cents(c.minAmountCents),
     maxAmountCents: cents(c.maxAmountCents),
     paidAmountCents: centsToNumber(c.paidAmountCents),
+    returnedAmountCents: centsToNumber(c.returnedAmountCents),
     toleranceBelowCents: centsToNumber(c.toleranceBelowCents),
     toleranceAboveCents: centsToNumber(c.toleranceAboveCents),
     currency: 'COP' as const,
@@ -46,6 +47,7 @@ export function cobroView(c: cobroV1.Cobro) {
             error: p.autoReturn.error ?? null,
           }
         : null,
+      returnedCents: centsToNumber(p.returnedCents),
     })),
     expiresAt: iso(c.expiresAt)!,
     createdAt: iso(c.createdAt)!,

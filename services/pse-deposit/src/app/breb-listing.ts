@@ -1,23 +1,46 @@
 import type { BatchEventHandler, EventHandler, Logger, ReceivedEvent, SqlTx } from '@wallet/platform';
+import { depositEventsV1 } from '@wallet/proto';
 import { readBrebDepositEvent, readPsePaidEvent, type BrebDeposit } from '../domain/breb-deposit.js';
 import type { BrebListing, BrebUpsertOutcome } from './ports.js';
-import type { InboundPayment } from './cobro-ports.js';
+import type { InboundPayment, PaymentReturned } from './cobro-ports.js';
 
 /** Matches one credited payment to a cobro inside the listing's transaction (app/cobros.ts `cobroMatcher`). */
 export type CobroMatcher = (tx: SqlTx, p: InboundPayment) => Promise<unknown>;
 /** Matches a page of credited payments, in order, as one by one would (app/cobros.ts `cobroPageMatcher`). */
 export type CobroPageMatcher = (tx: SqlTx, ps: InboundPayment[]) => Promise<unknown>;
+/** Takes a payment's return off its cobro (app/cobros.ts `cobroReturnApplier`). */
+export type CobroReturnApplier = (tx: SqlTx, r: PaymentReturned) => Promise<unknown>;
 
 /** The durable consumer (on `deposit.>` of DEPOSITS; NATS 2.9 takes one filter subject) feeding the listing. */
 export const BREB_LISTING_CONSUMER = 'pse-deposit-listing';
 export const BREB_LISTING_SUBJECT = 'deposit.>';
 
 /** What one event is to the listing: a credited PSE payment of this service (to match only), a Bre-B deposit to list, or nothing. */
-type Item = { kind: 'pse'; payment: InboundPayment } | { kind: 'breb'; d: BrebDeposit } | { kind: 'skip' };
+type Item = { kind: 'pse'; payment: InboundPayment } | { kind: 'breb'; d: BrebDeposit } | { kind: 'returned'; r: PaymentReturned } | { kind: 'skip' };
+
+/** A payment's return that reached the payer (`deposit.returned`, RETURNED): for its cobro, if it was matched. */
+function readReturned(payload: unknown): PaymentReturned | null {
+  let e: depositEventsV1.DepositReturnEvent;
+  try {
+    e = depositEventsV1.DepositReturnEvent.fromJSON(payload ?? {});
+  } catch {
+    return null;
+  }
+  const r = e.depositReturn;
+  if (!r || r.status !== 'RETURNED' || !e.companyId || !r.id || !r.depositId || r.amountCents <= 0n) return null;
+  return { returnId: r.id, depositId: r.depositId, companyId: e.companyId, amount: r.amountCents };
+}
 
 function read(evt: ReceivedEvent, log: Logger, now: Date, matching: boolean): Item {
-  // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change.
-  if (evt.subject === 'deposit.returned' || evt.subject === 'deposit.return_failed') return { kind: 'skip' };
+  // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change,
+  // but one that reached the payer comes off the payment's cobro.
+  if (evt.subject === 'deposit.returned') {
+    const r = matching ? readReturned(evt.payload) : null;
+    if (r) return { kind: 'returned', r };
+    if (matching) log.warn({ eventId: evt.id, subject: evt.subject }, 'deposit return event not usable; not applied to cobros');
+    return { kind: 'skip' };
+  }
+  if (evt.subject === 'deposit.return_failed') return { kind: 'skip' };
   // This service's own PSE payments are not listed from events (they are its rows already), but a
   // credited one is matched to its cobro here, as every inbound payment is: one matching path.
   const psePaid = matching ? readPsePaidEvent(evt.subject, evt.payload, now) : null;
@@ -84,10 +107,17 @@ async function logListing(listing: BrebListing, log: Logger, tx: SqlTx, evt: Rec
  * failure throws, so the event is redelivered. A payment credited to the company (ASSIGNED) is
  * matched to its cobro in this same transaction: listed and matched together, or neither.
  */
-export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date(), matcher?: CobroMatcher): EventHandler {
+export function brebListingHandler(
+  listing: BrebListing,
+  log: Logger,
+  now: () => Date = () => new Date(),
+  matcher?: CobroMatcher,
+  returned?: CobroReturnApplier,
+): EventHandler {
   return async (evt, tx) => {
     const item = read(evt, log, now(), matcher !== undefined);
     if (item.kind === 'pse') await matcher?.(tx, item.payment);
+    if (item.kind === 'returned') await returned?.(tx, item.r);
     if (item.kind !== 'breb') return;
     const outcome = await listing.upsert(tx, item.d, evt.id);
     await logListing(listing, log, tx, evt, item.d, outcome);
@@ -98,7 +128,8 @@ export function brebListingHandler(listing: BrebListing, log: Logger, now: () =>
 /**
  * The same for the InboxConsumer's page of fresh events, with the same result as `brebListingHandler`
  * applied to each in order: the page's Bre-B deposits listed with one statement (upsertMany), then its
- * credited payments (PSE and Bre-B, in event order) matched together (CobroPageMatcher). A page that
+ * credited payments (PSE and Bre-B, in event order) matched together (CobroPageMatcher), then its
+ * returns taken off their cobros (a return follows its payment in the stream). A page that
  * names one deposit twice is applied event by event (one row is written once per statement). Each
  * payment carries its event's trace context, so the cobro event it causes continues that trace.
  */
@@ -106,9 +137,9 @@ export function brebListingPageHandler(
   listing: BrebListing,
   log: Logger,
   now: () => Date = () => new Date(),
-  matchers?: { one: CobroMatcher; page: CobroPageMatcher },
+  matchers?: { one: CobroMatcher; page: CobroPageMatcher; returned: CobroReturnApplier },
 ): BatchEventHandler {
-  const single = brebListingHandler(listing, log, now, matchers?.one);
+  const single = brebListingHandler(listing, log, now, matchers?.one, matchers?.returned);
   return async (evts, tx) => {
     const at = now();
     const items = evts.map((evt) => ({ evt, item: read(evt, log, at, matchers !== undefined) }));
@@ -128,5 +159,7 @@ export function brebListingPageHandler(
       if (outcome !== 'unchanged' && item.d.status === 'ASSIGNED') payments.push({ ...brebPayment(item.d), traceparent: evt.traceparent });
     }
     if (matchers && payments.length > 0) await matchers.page(tx, payments);
+    // After the page's matches: a return follows its payment in the stream.
+    for (const { item } of items) if (item.kind === 'returned') await matchers?.returned(tx, item.r);
   };
 }

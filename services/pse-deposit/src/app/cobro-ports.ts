@@ -10,7 +10,10 @@ export interface CobroPatch {
   pse?: { depositId: string; paygatewayUrl: string };
 }
 
-export interface NewCobro extends Omit<CobroRecord, 'payments' | 'breb' | 'pse' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'> {
+export interface NewCobro extends Omit<
+  CobroRecord,
+  'payments' | 'breb' | 'pse' | 'paidAmount' | 'returnedAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'
+> {
   ivaApplicable: boolean;
   merchantName: string;
 }
@@ -49,6 +52,16 @@ export interface InboundPayment {
   reference: string | null;
   /** The trace context of the event that brought it (the cobro event it causes continues that trace). */
   traceparent?: string | undefined;
+  /** Already returned to its payer when it is matched (a payment attached by hand after a return). */
+  returned?: bigint | undefined;
+}
+
+/** A return of a credited payment to its payer, as its owner announced it (`deposit.returned`). */
+export interface PaymentReturned {
+  returnId: string;
+  depositId: string;
+  companyId: string;
+  amount: bigint;
 }
 
 /** A company's cobro settings: its amount tolerance (docs/cobros.md "Amount tolerance"); `updatedAt` null: never set. */
@@ -123,6 +136,12 @@ export interface CobroStore {
     now: Date,
     mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
   ): Promise<MatchOutcome[]>;
+  /**
+   * Takes a return off the payment's cobro (its payment's `returned`, and the cobro's `returnedAmount` when it
+   * COUNTED), once per return id, in the caller's (inbox) transaction; a return of a payment not matched (yet)
+   * is kept for an attach by hand. The payment's automatic return is not one (it never counted).
+   */
+  applyReturn(tx: SqlTx, r: PaymentReturned): Promise<'applied' | 'kept' | 'repeat' | 'automatic'>;
   /** Automatic returns still OWED, oldest first. */
   autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]>;
   /** OWED → REQUESTED (the owner has the return) or FAILED (refused for good, `error`); false when it was not OWED. */

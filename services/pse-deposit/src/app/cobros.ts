@@ -18,7 +18,17 @@ import {
 } from '../domain/cobro.js';
 import { isDepositId } from '../domain/deposit.js';
 import { COBRO_MACHINE, type CobroEvent } from '../domain/cobro-machine.js';
-import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment, MatchOutcome, OwedAutoReturn } from './cobro-ports.js';
+import type {
+  CobroCursor,
+  CobroIssueFacts,
+  CobroListFilter,
+  CobroPatch,
+  CobroStore,
+  InboundPayment,
+  MatchOutcome,
+  OwedAutoReturn,
+  PaymentReturned,
+} from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
 
 /** A cobro's dynamic key and QR, at collect-key (IssueCobroKey / CloseCobroKey; the company in the call metadata). */
@@ -81,6 +91,7 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
     ...(c.minAmount !== null ? { minAmountCents: c.minAmount } : {}),
     ...(c.maxAmount !== null ? { maxAmountCents: c.maxAmount } : {}),
     paidAmountCents: c.paidAmount,
+    returnedAmountCents: c.returnedAmount,
     toleranceBelowCents: c.toleranceBelow,
     toleranceAboveCents: c.toleranceAbove,
     currency: 'COP',
@@ -105,6 +116,7 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
       netAmountCents: p.netAmount,
       matchedBy: p.matchedBy,
       disposition: p.disposition,
+      returnedCents: p.returned,
       ...(p.payerName ? { payerName: p.payerName } : {}),
       ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
       receivedAt: p.receivedAt,
@@ -521,6 +533,15 @@ export function cobroMatcher(deps: CobroDeps) {
   return async (tx: SqlTx, p: InboundPayment) => {
     const out = await deps.store.match(tx, p, deps.now(), mk);
     logMatch(deps.log, p, out);
+    return out;
+  };
+}
+
+/** The listing consumer's step for a payment's return that reached the payer: taken off its cobro (once per return). */
+export function cobroReturnApplier(deps: CobroDeps) {
+  return async (tx: SqlTx, r: PaymentReturned) => {
+    const out = await deps.store.applyReturn(tx, r);
+    if (out === 'applied') deps.log.info({ depositId: r.depositId, returnId: r.returnId, amount: r.amount.toString() }, "payment's return taken off its cobro");
     return out;
   };
 }

@@ -72,6 +72,8 @@ export interface CobroPaymentRecord {
   matchedAt: Date;
   /** Policy `return`: what of it goes back to the payer automatically, and how far that went. */
   autoReturn: AutoReturn | null;
+  /** Returned to its payer since it was matched (POST /deposits/{id}/returns), the automatic return aside. */
+  returned: bigint;
 }
 
 /**
@@ -115,6 +117,8 @@ export interface CobroRecord {
   updatedAt: Date;
   paidAt: Date | null;
   closedAt: Date | null;
+  /** What of its COUNTED payments was returned to their payers since (the automatic returns aside): paid less returned is what it keeps. */
+  returnedAmount: bigint;
   payments: CobroPaymentRecord[];
 }
 

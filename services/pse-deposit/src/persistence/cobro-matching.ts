@@ -10,6 +10,7 @@ export type MatchEventBuilder = (c: CobroRecord, depositId: string, event: Cobro
 interface Counted {
   p: InboundPayment;
   cobroId: string;
+  returned: bigint;
   matchedBy: MatchedBy;
   disposition: Disposition;
   returnCents: bigint;
@@ -53,7 +54,10 @@ export class MatchWrites {
       if (!t.from.includes(cobro.state)) throw new Error(`cobro ${cobro.id}: ${d.event} from ${cobro.state} is not in the table`);
       if (!t.by.includes(actor)) throw new Error(`cobro event ${d.event} is not ${actor}'s`);
     }
-    this.counted.push({ p, cobroId: cobro.id, matchedBy, disposition: d.disposition, returnCents: d.returnCents });
+    const returned = p.returned ?? 0n;
+    this.counted.push({ p, cobroId: cobro.id, returned, matchedBy, disposition: d.disposition, returnCents: d.returnCents });
+    // Money already returned to the payer of a payment that counts comes off what the cobro keeps.
+    if (returned > 0n && d.disposition === 'COUNTED') row.returned_amount = (BigInt(row.returned_amount ?? '0') + returned).toString();
     let paidNow = this.touched.get(cobro.id)?.paidNow ?? false;
     if (d.event && t) {
       this.history.push({ cobroId: cobro.id, event: d.event, from: row.state, to: t.to, actor, depositId: p.depositId });
@@ -73,17 +77,17 @@ export class MatchWrites {
     if (c.length > 0) {
       await tx.query(
         `insert into pse_deposit.cobro_payments (deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document,
-           received_at, matched_at, auto_return_cents, auto_return_id, auto_return_status)
+           received_at, matched_at, auto_return_cents, auto_return_id, auto_return_status, returned_cents)
          select deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document, received_at,
            -- After the cobro's last payment and a microsecond apart in their order: a cobro lists its payments in the order
            -- they were matched, whatever the clock's resolution.
            greatest(?::timestamptz, (select max(x.matched_at) + interval '1 microsecond' from pse_deposit.cobro_payments x where x.cobro_id = v.cobro_id))
              + (ord - 1) * interval '1 microsecond',
-           auto_return_cents, auto_return_id, auto_return_status
+           auto_return_cents, auto_return_id, auto_return_status, returned_cents
            from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[],
-             ?::bigint[], ?::text[], ?::text[]) with ordinality
+             ?::bigint[], ?::text[], ?::text[], ?::bigint[]) with ordinality
              as v(deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document, received_at,
-               auto_return_cents, auto_return_id, auto_return_status, ord)`,
+               auto_return_cents, auto_return_id, auto_return_status, returned_cents, ord)`,
         [
           now,
           c.map((x) => x.p.depositId),
@@ -100,6 +104,7 @@ export class MatchWrites {
           c.map((x) => x.returnCents.toString()),
           c.map((x) => (x.returnCents > 0n ? autoReturnId(x.p.depositId) : null)),
           c.map((x) => (x.returnCents > 0n ? 'OWED' : null)),
+          c.map((x) => x.returned.toString()),
         ],
       );
     }
@@ -107,11 +112,17 @@ export class MatchWrites {
     if (this.touched.size > 0) {
       const t = [...this.touched.values()].sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
       const rows = await tx.query<{ now: Date }>(
-        `update pse_deposit.cobros c set state = v.state, paid_amount = v.paid_amount, updated_at = now(),
+        `update pse_deposit.cobros c set state = v.state, paid_amount = v.paid_amount, returned_amount = v.returned_amount, updated_at = now(),
            paid_at = case when v.paid_now then now() else c.paid_at end
-           from unnest(?::text[], ?::text[], ?::bigint[], ?::boolean[]) as v(id, state, paid_amount, paid_now)
+           from unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::boolean[]) as v(id, state, paid_amount, returned_amount, paid_now)
           where c.id = v.id returning now() as now`,
-        [t.map((x) => x.row.id), t.map((x) => x.row.state), t.map((x) => x.row.paid_amount), t.map((x) => x.paidNow)],
+        [
+          t.map((x) => x.row.id),
+          t.map((x) => x.row.state),
+          t.map((x) => x.row.paid_amount),
+          t.map((x) => x.row.returned_amount ?? '0'),
+          t.map((x) => x.paidNow),
+        ],
       );
       txNow = rows[0]?.now;
     }

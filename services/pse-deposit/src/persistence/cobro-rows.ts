@@ -26,6 +26,7 @@ export interface CobroRow {
   min_amount: string | null;
   max_amount: string | null;
   paid_amount: string;
+  returned_amount?: string;
   tolerance_below?: string;
   tolerance_above?: string;
   description: string | null;
@@ -70,6 +71,7 @@ export interface PaymentRow {
   auto_return_id: string | null;
   auto_return_status: AutoReturn['status'] | null;
   auto_return_error: string | null;
+  returned_cents?: string;
 }
 
 export const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -93,6 +95,7 @@ export function toPayment(r: PaymentRow): CobroPaymentRecord {
       r.auto_return_id && r.auto_return_status
         ? { returnId: r.auto_return_id, amount: centsFromDb(r.auto_return_cents), status: r.auto_return_status, error: r.auto_return_error }
         : null,
+    returned: centsFromDb(r.returned_cents ?? '0'),
   };
 }
 
@@ -108,6 +111,7 @@ export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): Cobro
     minAmount: centsOrNull(r.min_amount),
     maxAmount: centsOrNull(r.max_amount),
     paidAmount: centsFromDb(r.paid_amount),
+    returnedAmount: centsFromDb(r.returned_amount ?? '0'),
     toleranceBelow: centsFromDb(r.tolerance_below ?? '0'),
     toleranceAbove: centsFromDb(r.tolerance_above ?? '0'),
     description: r.description,

@@ -22,6 +22,7 @@ import type {
   NewCobro,
   OwedAutoReturn,
   CobroSettings,
+  PaymentReturned,
   UnmatchedPayment,
 } from '../app/cobro-ports.js';
 import { appendOutbox, COLS, date, dateOrNull, history, paymentsOf, toCobro, toPayment, type CobroRow, type PaymentRow } from './cobro-rows.js';
@@ -396,7 +397,12 @@ export class SqlCobroStore implements CobroStore {
         cobroId,
         reference: null,
       };
-      const r = await this.apply(tx, row, p, 'MANUAL', 'company', now, mkEvent, true);
+      // Returns made before the attach (kept by applyReturn) come off what the cobro keeps.
+      const before = await tx.one<{ sum: string }>(
+        `select coalesce(sum(amount), 0)::text as sum from pse_deposit.cobro_payment_returns where deposit_id = $1`,
+        [depositId],
+      );
+      const r = await this.apply(tx, row, { ...p, returned: centsFromDb(before?.sum ?? '0') }, 'MANUAL', 'company', now, mkEvent, true);
       if (r.kind !== 'matched') {
         return {
           kind: 'refused',
@@ -434,6 +440,26 @@ export class SqlCobroStore implements CobroStore {
       [companyId, t.cents.toString(), t.bps, now.toISOString()],
     );
     return { tolerance: t, updatedAt: now };
+  }
+
+  async applyReturn(tx: SqlTx, r: PaymentReturned): Promise<'applied' | 'kept' | 'repeat' | 'automatic'> {
+    const rows = await tx.query<{ inserted: number; counted: number; matched: boolean; automatic: boolean }>(
+      `with pay as (select deposit_id, auto_return_id from pse_deposit.cobro_payments where deposit_id = ? and company_id = ? for update),
+         ins as (insert into pse_deposit.cobro_payment_returns (return_id, deposit_id, company_id, amount)
+                 select ?, ?, ?, ?::bigint where not exists (select 1 from pay where pay.auto_return_id = ?)
+                 on conflict (return_id) do nothing returning amount),
+         up as (update pse_deposit.cobro_payments p set returned_cents = p.returned_cents + ins.amount from ins, pay
+                 where p.deposit_id = pay.deposit_id returning p.cobro_id, p.disposition, ins.amount),
+         c as (update pse_deposit.cobros c set returned_amount = c.returned_amount + up.amount, updated_at = now() from up
+                 where c.id = up.cobro_id and up.disposition = 'COUNTED' returning c.id)
+       select (select count(*) from ins)::int as inserted, (select count(*) from c)::int as counted,
+              exists (select 1 from pay) as matched, exists (select 1 from pay where pay.auto_return_id = ?) as automatic`,
+      [r.depositId, r.companyId, r.returnId, r.depositId, r.companyId, r.amount.toString(), r.returnId, r.returnId],
+    );
+    const o = rows[0]!;
+    if (o.automatic) return 'automatic';
+    if (o.inserted === 0) return 'repeat';
+    return o.matched ? 'applied' : 'kept';
   }
 
   async autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]> {

@@ -79,6 +79,14 @@ async function cobroViolations(db: Database, companyId: string): Promise<string[
     [companyId],
   );
   for (const t of twice) out.push(`${t.deposit_id}: both matched and unmatched`);
+  const returned = await db.prepared<{ id: string; returned_amount: string; of_payments: string }>(
+    `select c.id, c.returned_amount::text as returned_amount,
+       coalesce((select sum(p.returned_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as of_payments
+     from pse_deposit.cobros c where c.company_id = $1`,
+    [companyId],
+  );
+  for (const r of returned)
+    if (r.returned_amount !== r.of_payments) out.push(`${r.id}: returned ${r.returned_amount} but its COUNTED payments' returns sum ${r.of_payments}`);
   return out;
 }
 
@@ -330,6 +338,68 @@ describe('cobros (pse-deposit)', () => {
     await pay(co, { amount: 98_500n, cobroId: before.id });
     await until(async () => expect((await uc.get.execute(co, after.id)).state).toBe('PAID'));
     await until(async () => expect((await uc.get.execute(co, before.id)).state).toBe('PARTIALLY_PAID'));
+    expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+  });
+
+  it("a payment returned to its payer after the match comes off its cobro once; the automatic return and a stray payment's earlier return are counted right", async () => {
+    const co = `co-${randomUUID()}`;
+    /** `deposit.returned` as the payment's owner publishes it once the payer has the money back. */
+    const returned = async (depositId: string, returnId: string, amount: bigint, eventId = randomUUID()) => {
+      const depositReturn = {
+        id: returnId,
+        depositId,
+        rail: 'BREB',
+        amountCents: amount,
+        reason: 'CUSTOMER_REQUEST',
+        status: 'RETURNED',
+        transactionId: randomUUID(),
+        createdAt: new Date(),
+        returnedAt: new Date(),
+        depositAmountCents: 0n,
+        returnedAmountCents: amount,
+      };
+      await bus.publish({
+        id: eventId,
+        subject: 'deposit.returned',
+        payload: depositEventsV1.DepositReturnEvent.toJSON({ eventId, companyId: co, depositReturn, occurredAt: new Date() }),
+        time: new Date().toISOString(),
+        source: 'collect-key',
+      });
+    };
+    const retId = () => `ret_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const c = (await create(co, { amountCents: 100_000n })).cobro;
+    const p = await pay(co, { amount: 100_000n, cobroId: c.id });
+    await until(async () => expect((await uc.get.execute(co, c.id)).state).toBe('PAID'));
+    const r1 = retId();
+    await returned(p.id, r1, 30_000n);
+    await returned(p.id, r1, 30_000n); // the same return under another event id: once
+    await until(async () => expect(await uc.get.execute(co, c.id)).toMatchObject({ state: 'PAID', paidAmount: 100_000n, returnedAmount: 30_000n }));
+    await returned(p.id, retId(), 5_000n);
+    await until(async () => expect((await uc.get.execute(co, c.id)).returnedAmount).toBe(35_000n));
+    expect((await uc.get.execute(co, c.id)).payments).toMatchObject([{ depositId: p.id, returned: 35_000n }]);
+
+    // A stray payment returned in part before it is attached by hand: the attach counts the return.
+    const other = (await create(co, { amountCents: 50_000n })).cobro;
+    const stray = await pay(co, { amount: 50_000n, payerDocument: 'CC 42' });
+    await until(async () => expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id])).toHaveLength(1));
+    await returned(stray.id, retId(), 8_000n);
+    await until(async () =>
+      expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_payment_returns where deposit_id = $1`, [stray.id])).toHaveLength(1),
+    );
+    const attached = await uc.attach.execute(co, other.id, stray.id);
+    expect(attached).toMatchObject({ state: 'PAID', paidAmount: 50_000n, returnedAmount: 8_000n, payments: [{ returned: 8_000n }] });
+
+    // The automatic return (policy return) never counted: its event changes nothing.
+    const back = (await create(co, { overpaymentPolicy: 'return', amountCents: 40_000n })).cobro;
+    const over = await pay(co, { amount: 55_000n, cobroId: back.id });
+    await until(async () => expect((await uc.get.execute(co, back.id)).payments[0]?.autoReturn?.amount).toBe(15_000n));
+    const auto = (await uc.get.execute(co, back.id)).payments[0]!.autoReturn!;
+    await returned(over.id, auto.returnId, 15_000n);
+    const marker = await pay(co, { amount: 1_000n, payerDocument: 'CC 43' });
+    await until(async () =>
+      expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [marker.id])).toHaveLength(1),
+    );
+    expect(await uc.get.execute(co, back.id)).toMatchObject({ paidAmount: 40_000n, returnedAmount: 0n, payments: [{ returned: 0n }] });
     expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
   });
 

@@ -11,6 +11,7 @@ import { Migration0010CobroCompanies } from './0010-cobro-companies.js';
 import { Migration0011DepositReturns } from './0011-deposit-returns.js';
 import { Migration0012CobroAutoReturns } from './0012-cobro-auto-returns.js';
 import { Migration0013CobroAmountTolerance } from './0013-cobro-amount-tolerance.js';
+import { Migration0014CobroPaymentReturns } from './0014-cobro-payment-returns.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -27,4 +28,5 @@ export const depositMigrations = [
   Migration0011DepositReturns,
   Migration0012CobroAutoReturns,
   Migration0013CobroAmountTolerance,
+  Migration0014CobroPaymentReturns,
 ];
