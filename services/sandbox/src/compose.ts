@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Database, type Logger } from '@wallet/platform';
 import { ValidateAchAccount } from './app/ach-accounts.js';
+import { AchPrenotes } from './app/ach-prenotes.js';
 import { BrebCollect } from './app/breb-collect.js';
 import { LookupKey } from './app/directory.js';
 import { PseLinks } from './app/pse-links.js';
@@ -13,6 +14,7 @@ import { startSmtpSink, type SmtpSink } from './delivery/smtp-sink.js';
 import { createHttpApp } from './http/app.js';
 import { sandboxMigrations } from './persistence/migrations/index.js';
 import { EmailStore } from './persistence/email.store.js';
+import { PrenoteStore } from './persistence/prenote.store.js';
 import { PseStore } from './persistence/pse.store.js';
 import { RegistrationStore } from './persistence/registration.store.js';
 import { ReportStore } from './persistence/report.store.js';
@@ -69,9 +71,10 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       log,
       registrations,
     );
+    const prenotes = new AchPrenotes(db, store, new PrenoteStore(db), { prenoteMs: config.SANDBOX_ACH_PRENOTE_MS }, () => wake(), log);
     const d = new CallbackDispatcher(
       store,
-      rails,
+      [rails, prenotes],
       {
         secret: config.SANDBOX_CALLBACK_SECRET,
         pollMs: config.SANDBOX_POLL_MS,
@@ -101,6 +104,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       collect,
       validateAchAccount: new ValidateAchAccount(store),
       rails,
+      prenotes,
       pse,
       emails,
       dispatcher: d,
@@ -135,7 +139,14 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     smtp = sink;
     d.start();
     log.info(
-      { port, smtpPort: sink.port, publicUrl, brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS, achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS },
+      {
+        port,
+        smtpPort: sink.port,
+        publicUrl,
+        brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
+        achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS,
+        achPrenoteMs: config.SANDBOX_ACH_PRENOTE_MS,
+      },
       'sandbox listening',
     );
 

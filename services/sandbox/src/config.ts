@@ -8,6 +8,8 @@ export const sandboxEnvSchema = baseEnvSchema.extend({
   /** Delay before a Bre-B / ACH transfer's outcome callback. */
   SANDBOX_BREB_CONFIRM_MS: env.int(3000),
   SANDBOX_ACH_CONFIRM_MS: env.int(5000),
+  /** Delay before an ACH prenote's outcome under the default rules (an account's behaviour sets its own). */
+  SANDBOX_ACH_PRENOTE_MS: env.int(2000),
   /** HMAC key of the callbacks (the product's RAIL_CALLBACK_SECRET); required in production. */
   SANDBOX_CALLBACK_SECRET: env.secret('SANDBOX_CALLBACK_SECRET'),
   /** First retry delay and cap of the exponential backoff (1 s … 60 s). */

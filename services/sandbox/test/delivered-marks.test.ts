@@ -64,7 +64,7 @@ describe('delivered marks: several deliveries, one statement', () => {
     const receiver = await barrierReceiver(n);
     let dispatcher: CallbackDispatcher | undefined;
     const rails = new RailTransfers(db, store, { brebConfirmMs: 0, achConfirmMs: 0 }, () => dispatcher?.wake(), log);
-    dispatcher = new CallbackDispatcher(store, rails, { secret: SECRET, pollMs: 50, retry: { baseMs: 1_000, maxMs: 60_000 }, timeoutMs: 10_000 }, log);
+    dispatcher = new CallbackDispatcher(store, [rails], { secret: SECRET, pollMs: 50, retry: { baseMs: 1_000, maxMs: 60_000 }, timeoutMs: 10_000 }, log);
     try {
       const ids = Array.from({ length: n }, () => txId('marks'));
       for (const id of ids) {

@@ -1,6 +1,7 @@
 import type { Tx } from '@wallet/platform';
 import type { FaultName, FaultState } from '../domain/faults.js';
 import type { KeyType } from '../domain/keys.js';
+import type { PrenoteBehaviour, PrenoteFinalStatus, PrenoteOutcome, PrenoteReasonCode, PrenoteStatus } from '../domain/prenotes.js';
 import type { PseStatus } from '../domain/pse.js';
 import type { FinalStatus, Rail, TransferStatus } from '../domain/rails.js';
 import type { Discrepancy, DiscrepancySpec, LineStatus, ReportLine, ReportRail } from '../domain/settlement-report.js';
@@ -67,6 +68,72 @@ export interface TransferBook {
     body: CallbackBodyFactory,
     deliveryWindowMs: number,
   ): Promise<TransferRow[]>;
+}
+
+// ---- ACH prenotes (persistence/prenote.store.ts) ----
+
+/** The account a prenote tests, as the product sent it (the ACH fields, validated). */
+export interface PrenoteAccount {
+  bankCode: string;
+  accountTypeId: number;
+  accountNumber: string;
+  documentTypeId: number;
+  documentNumber: string;
+  holderName: string | null;
+}
+
+export interface PrenoteRow extends PrenoteAccount {
+  prenoteId: string;
+  callbackUrl: string;
+  status: PrenoteStatus;
+  /** Set when REJECTED. */
+  reasonCode: PrenoteReasonCode | null;
+  /** The outcome decided at submission, recorded when due (a forced outcome overrides it). */
+  decided: PrenoteOutcome;
+  /** ISO-8601 UTC, ms (database clock). */
+  submittedAt: string;
+  settledAt: string | null;
+}
+
+export interface NewPrenote extends PrenoteAccount {
+  prenoteId: string;
+  callbackUrl: string;
+  decided: PrenoteOutcome;
+  /** Due this long after submission (database clock). */
+  delayMs: number;
+}
+
+/** A per-account behaviour as stored. */
+export interface PrenoteBehaviourRow extends PrenoteBehaviour {
+  accountNumber: string;
+  updatedAt: string;
+}
+
+/** The prenote's outcome callback to write with its outcome, in the same transaction. */
+export type PrenoteCallbackFactory = (p: PrenoteRow, eventId: string) => string;
+
+/** The ACH rail's prenotes and the per-account behaviours that decide them. */
+export interface PrenoteBook {
+  /** Inserts the prenote unless its id is known; returns the stored row and whether it is new. */
+  insertPrenote(p: NewPrenote): Promise<{ prenote: PrenoteRow; created: boolean }>;
+  findPrenote(prenoteId: string): Promise<PrenoteRow | undefined>;
+  /** Locks a prenote for a forced outcome. */
+  lockPrenote(tx: Tx, prenoteId: string): Promise<PrenoteRow | undefined>;
+  /** Pending prenotes whose outcome is due, locked; other instances skip them. */
+  lockDuePrenotes(tx: Tx, limit: number): Promise<PrenoteRow[]>;
+  /** Records the outcomes of locked pending prenotes and schedules their callbacks (due now); returns the settled prenotes. */
+  settlePrenotes(
+    tx: Tx,
+    outcomes: Array<{ prenoteId: string; status: PrenoteFinalStatus; reasonCode: PrenoteReasonCode | null }>,
+    forced: boolean,
+    body: PrenoteCallbackFactory,
+    deliveryWindowMs: number,
+  ): Promise<PrenoteRow[]>;
+  behaviour(accountNumber: string): Promise<PrenoteBehaviourRow | undefined>;
+  /** Creates or replaces the account's behaviour. */
+  setBehaviour(accountNumber: string, b: PrenoteBehaviour): Promise<PrenoteBehaviourRow>;
+  /** Deletes the account's behaviour; whether there was one. */
+  deleteBehaviour(accountNumber: string): Promise<boolean>;
 }
 
 // ---- Participants' Bre-B keys and inbound payments (persistence/registration.store.ts) ----

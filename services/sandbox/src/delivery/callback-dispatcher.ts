@@ -1,7 +1,6 @@
 import { outsideTrace, type Logger } from '@wallet/platform';
 import { request } from 'undici';
 import { DELIVERY_WINDOW_MS, SIGNATURE_HEADER, retryDelayMs, signCallback, type RetryPolicy } from '../domain/callbacks.js';
-import type { RailTransfers } from '../app/rail-transfers.js';
 import type { CallbackRow, SandboxStore } from '../persistence/sandbox.store.js';
 import { DeliveredMarks } from './delivered-marks.js';
 
@@ -17,6 +16,11 @@ export interface DispatcherOptions {
   maxInFlight?: number;
 }
 
+/** Something whose outcomes fall due (the rails' transfers, the ACH prenotes): settles a batch, returns how many were due. */
+export interface DueOutcomes {
+  settleDue(limit: number): Promise<number>;
+}
+
 export interface AttemptResult {
   delivered: boolean;
   status: number | null;
@@ -30,7 +34,7 @@ export type RedeliveryResult =
 
 /**
  * The scheduler: every `pollMs` (or at once when woken) it settles the transfers whose confirm
- * delay has passed and sends the due callbacks, signed, retrying failures with exponential
+ * delay has passed (and the ACH prenotes whose delay has) and sends the due callbacks, signed, retrying failures with exponential
  * backoff. All its state is in Postgres (claims use FOR UPDATE SKIP LOCKED and a lease), so
  * several instances can run and a restart loses nothing.
  */
@@ -48,7 +52,8 @@ export class CallbackDispatcher {
 
   constructor(
     private readonly store: SandboxStore,
-    private readonly rails: RailTransfers,
+    /** Settled in this order on every tick, each until nothing more is due. */
+    private readonly due: readonly DueOutcomes[],
     private readonly o: DispatcherOptions,
     private readonly log: Logger,
   ) {
@@ -106,8 +111,10 @@ export class CallbackDispatcher {
   private async tick(): Promise<void> {
     try {
       const batch = this.o.batch ?? 50;
-      while (!this.stopped && (await this.rails.settleDue(batch)) === batch) {
-        /* more are due */
+      for (const d of this.due) {
+        while (!this.stopped && (await d.settleDue(batch)) === batch) {
+          /* more are due */
+        }
       }
       if (this.stopped || (await this.store.fault('callbacks')) === 'down') return;
       // Attempts run in the background (a slow receiver does not hold the others back), up to

@@ -1,8 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { PrenoteFinalStatus, PrenoteReasonCode } from './prenotes.js';
 import type { FinalStatus, Rail } from './rails.js';
 
 /** Outcome callbacks (provider → product): the body, its signature and the retry schedule. */
 
+/** A rail transfer's outcome. */
 export interface CallbackBody {
   eventId: string;
   transactionId: string;
@@ -11,6 +13,20 @@ export interface CallbackBody {
   status: FinalStatus;
   errorMessage?: string;
   occurredAt: string;
+}
+
+/**
+ * An ACH prenote's outcome (domain/prenotes.ts). Unlike a transfer's, it names its kind (`type`):
+ * the product may receive both at one URL. `reasonCode` and `reason` only when REJECTED.
+ */
+export interface PrenoteCallbackBody {
+  eventId: string;
+  type: 'ach.prenote';
+  prenoteId: string;
+  status: PrenoteFinalStatus;
+  reasonCode?: PrenoteReasonCode;
+  reason?: string;
+  settledAt: string;
 }
 
 export const SIGNATURE_HEADER = 'X-Provider-Signature';

@@ -9,6 +9,7 @@ import { collectRoutes } from './routes/collect.routes.js';
 import { directoryRoutes } from './routes/directory.routes.js';
 import { emailRoutes } from './routes/email.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
+import { prenoteRoutes } from './routes/prenote.routes.js';
 import { pseRoutes } from './routes/pse.routes.js';
 import { reportRoutes } from './routes/report.routes.js';
 import { switchRoutes } from './routes/switches.routes.js';
@@ -52,6 +53,7 @@ export function createHttpApp(d: SandboxHttpDeps): Koa {
   directoryRoutes(router, d);
   brebRoutes(router, d);
   achRoutes(router, d);
+  prenoteRoutes(router, d);
   pseRoutes(router, d);
   switchRoutes(router, d);
   emailRoutes(router, d);

@@ -2,6 +2,7 @@ import type { Logger } from '@wallet/platform';
 import type { BrebCollect } from '../app/breb-collect.js';
 import type { LookupKey } from '../app/directory.js';
 import type { ValidateAchAccount } from '../app/ach-accounts.js';
+import type { AchPrenotes } from '../app/ach-prenotes.js';
 import type { PseLinks } from '../app/pse-links.js';
 import type { RailTransfers } from '../app/rail-transfers.js';
 import type { SettlementReports } from '../app/settlement-reports.js';
@@ -16,6 +17,8 @@ export interface SandboxHttpDeps {
   collect: BrebCollect;
   validateAchAccount: ValidateAchAccount;
   rails: RailTransfers;
+  /** The ACH rail's prenotes (zero-value account checks) and their per-account behaviour switch. */
+  prenotes: AchPrenotes;
   pse: PseLinks;
   /** The providers' daily settlement reports and their injected discrepancies. */
   reports: SettlementReports;

@@ -8,6 +8,7 @@ import { Migration0007SandboxBrebReturns } from './0007-sandbox-breb-returns.js'
 import { Migration0008SandboxBrebQr } from './0008-sandbox-breb-qr.js';
 import { Migration0009SandboxBrebPartialReturns } from './0009-sandbox-breb-partial-returns.js';
 import { Migration0010SandboxPseRefunds } from './0010-sandbox-pse-refunds.js';
+import { Migration0011SandboxAchPrenotes } from './0011-sandbox-ach-prenotes.js';
 
 /** Every sandbox migration, in order. Append only. */
 export const sandboxMigrations = [
@@ -21,4 +22,5 @@ export const sandboxMigrations = [
   Migration0008SandboxBrebQr,
   Migration0009SandboxBrebPartialReturns,
   Migration0010SandboxPseRefunds,
+  Migration0011SandboxAchPrenotes,
 ];
