@@ -25,6 +25,7 @@ export const STREAMS = {
   RECONCILIATION: { subjects: 'reconciliation.>', owner: 'reconciliation' },
   COMPANIES: { subjects: 'company.>', owner: 'gateway' },
   COBROS: { subjects: 'cobro.>', owner: 'pse-deposit' },
+  COUNTERPARTIES: { subjects: 'counterparty.>', owner: 'transfer' },
 };
 
 const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
@@ -68,6 +69,18 @@ export const SUBJECTS = [
     'wallet.events.v1.BatchEvent',
     ['transfer'],
     'Every executed item of a bulk payout is final: COMPLETED, PARTIALLY_FAILED or FAILED.',
+  ],
+  [
+    'counterparty.verified',
+    'wallet.events.v1.CounterpartyEvent',
+    ['transfer'],
+    "A counterparty's verification succeeded: the Bre-B directory named the holder given, or the ACH rail accepted its prenote.",
+  ],
+  [
+    'counterparty.verification_failed',
+    'wallet.events.v1.CounterpartyEvent',
+    ['transfer'],
+    "A counterparty's verification failed (verification.reasonCode and reason): the key is unknown or names another holder, or the ACH rail rejected its prenote.",
   ],
   ['deposit.created', DEPOSIT, ['pse-deposit'], 'A PSE link was created (PENDING_CONFIRM).'],
   [

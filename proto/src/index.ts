@@ -17,3 +17,4 @@ export * as reconciliationEventsV1 from './gen/wallet/events/v1/reconciliation_e
 export * as companyEventsV1 from './gen/wallet/events/v1/company_events.js';
 export * as cobroEventsV1 from './gen/wallet/events/v1/cobro_events.js';
 export { Timestamp } from './gen/google/protobuf/timestamp.js';
+export * as counterpartyEventsV1 from './gen/wallet/events/v1/counterparty_events.js';

@@ -54,7 +54,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const SUBJECT = '(ledger|transfer|deposit|collectkey|reconciliation|company|cobro)';
+const SUBJECT = '(ledger|transfer|deposit|collectkey|reconciliation|company|cobro|counterparty)';
 
 /** Every subject a service's code can publish: subject literals, and `prefix.${kind}` templates resolved through the kind's union type. */
 function publishedSubjects(service: string): Map<string, string> {

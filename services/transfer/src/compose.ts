@@ -16,7 +16,10 @@ import { HttpRails } from './adapters/rails.client.js';
 import { transferDeps, type TransferSettings } from './app/deps.js';
 import { meterTransferStore, watchExceptions, watchSagaStates } from './app/metrics.js';
 import { Sweeper } from './app/sweeper.js';
-import { batchUseCases, transferUseCases } from './app/use-cases.js';
+import { batchUseCases, counterpartyUseCases, transferUseCases } from './app/use-cases.js';
+import { CounterpartySweeper } from './app/counterparty-sweeper.js';
+import type { CounterpartyDeps } from './app/counterparty-verifier.js';
+import { SqlCounterpartyStore } from './persistence/counterparty.store.js';
 import { BatchSweeper } from './app/batch-sweeper.js';
 import type { BatchDeps } from './app/deps.js';
 import { SqlBatchStore } from './persistence/batch.store.js';
@@ -97,7 +100,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       natsUrl: c.NATS_URL,
       namespace: c.BUS_NAMESPACE,
       streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['TRANSFERS'],
+      streams: ['TRANSFERS', 'COUNTERPARTIES'],
       relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
     });
     const relay = r!;
@@ -109,24 +112,36 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     // The AML list from memory, kept current by its change feed (a send reads no table for it).
     await transfers.watchAml(log);
     scope.defer(() => transfers.stopWatchingAml());
+    const rails = new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log);
     const deps = transferDeps({
       store: meterTransferStore(transfers),
       approvals: new SqlApprovalStore(db, protection),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
-      rails: new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log),
+      rails,
       settings: settingsFrom(c),
       log,
       eventsWritten: () => relay.nudge(),
       destinationFingerprint: (d) => protection.destinationFingerprint(d),
     });
-    const uc = transferUseCases(deps);
+    const counterpartyDeps: CounterpartyDeps = {
+      ...deps,
+      counterparties: new SqlCounterpartyStore(db, protection),
+      prenotes: rails,
+      counterpartySettings: { prenoteCheckMs: c.COUNTERPARTY_PRENOTE_CHECK_SECONDS * 1000, retryMs: c.SWEEPER_GRACE_SECONDS * 1000 },
+    };
+    const counterparties = counterpartyUseCases(counterpartyDeps);
+    const uc = transferUseCases(deps, counterparties.prenoteCallback);
     scope.defer(watchSagaStates(db));
     scope.defer(watchExceptions(deps.store));
 
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
     scope.defer(() => sweeper.stop());
+
+    const counterpartySweeper = new CounterpartySweeper(counterpartyDeps, counterparties.verifier, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    counterpartySweeper.start();
+    scope.defer(() => counterpartySweeper.stop());
 
     const batchDeps: BatchDeps = {
       ...deps,
@@ -144,7 +159,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     scope.defer(() => batchSweeper.stop());
 
     const implementation = asyncService<transferV1.TransferServiceServer>(
-      transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches),
+      transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches, counterparties),
       log,
       transferAccess,
       o.mesh,

@@ -58,6 +58,8 @@ export const transferEnvSchema = baseEnvSchema.extend({
   BATCH_FUNDING_LEASE_SECONDS: env.int(90, 1),
   /** A multi-signature send without quorum for this long expires and its funds are released (CONTRACT §1). */
   APPROVAL_TTL_SECONDS: env.int(86_400, 1),
+  /** Counterparties: a submitted ACH prenote with no callback for this long is asked about at the rail (and again every as long). */
+  COUNTERPARTY_PRENOTE_CHECK_SECONDS: env.int(60, 1),
   COUNTERPARTY_DAILY_LIMIT_CENTS: bigintCents(5_000_000_000n),
   COUNTERPARTY_MONTHLY_LIMIT_CENTS: bigintCents(50_000_000_000n),
 });

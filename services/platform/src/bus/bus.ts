@@ -28,6 +28,8 @@ export const STREAMS = {
   COMPANIES: 'company',
   /** pse-deposit's cobros (expected payments, docs/cobros.md): `cobro.created`, `cobro.paid`, … */
   COBROS: 'cobro',
+  /** The transfer service's counterparties (payees): `counterparty.verified`, `counterparty.verification_failed`. */
+  COUNTERPARTIES: 'counterparty',
 } as const;
 export type StreamName = keyof typeof STREAMS;
 

@@ -66,6 +66,7 @@ export const ERRORS = {
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },
+  COUNTERPARTY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Contraparte no encontrada.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
   USER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El usuario no existe.' },
   INVITATION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La invitación no existe.' },
@@ -83,6 +84,11 @@ export const ERRORS = {
     http: 409,
     grpc: GrpcStatus.ABORTED,
     message: 'Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.',
+  },
+  COUNTERPARTY_VERIFICATION_IN_PROGRESS: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'La verificación de la contraparte está en curso; espere su resultado antes de pedir otra.',
   },
   KEY_NOT_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave de cobro no está activa.' },
   KEY_ALREADY_REGISTERED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'El valor de la llave ya está registrado.' },
@@ -221,6 +227,10 @@ export class Problems {
   }
   get empty(): boolean {
     return this.list.length === 0;
+  }
+  /** How many problems so far (a caller can tell whether a sub-check added any). */
+  get count(): number {
+    return this.list.length;
   }
   throwIfAny(): void {
     if (this.list.length > 0) throw invalidRequest(this.list);

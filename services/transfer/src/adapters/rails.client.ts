@@ -1,7 +1,7 @@
 import { maskAccount, type Logger } from '@wallet/platform';
 import type { Rail } from '../domain/rails.js';
 import type { AchDestination, TransferRecord } from '../domain/transfer.js';
-import type { DispatchResult, RailPort, RailStatus } from '../app/ports.js';
+import type { AchPrenotePort, DispatchResult, PrenoteRequest, PrenoteStatus, PrenoteSubmission, RailPort, RailStatus } from '../app/ports.js';
 import { callJson, field, str, type HttpOutcome } from './http.js';
 import { meterRailCall } from './rail-metrics.js';
 
@@ -9,7 +9,7 @@ import { meterRailCall } from './rail-metrics.js';
  * The Bre-B rail and the ACH rail over HTTP (docs/sandbox.md). Dispatch is idempotent on
  * `transactionId` (= the transfer id) at the rail, so retrying after any failure is safe.
  */
-export class HttpRails implements RailPort {
+export class HttpRails implements RailPort, AchPrenotePort {
   constructor(
     private readonly urls: { breb: string; ach: string },
     private readonly timeoutMs: number,
@@ -119,9 +119,56 @@ export class HttpRails implements RailPort {
     this.log.warn({ status: out.status, account: maskAccount(d.accountNumber) }, 'ACH rail unavailable at account validation');
     return { result: 'unavailable' };
   }
+
+  /** POST /ach/prenotes: 202 taken (a repeat answers 202 too), 4xx refused, else unavailable. */
+  async submitPrenote(p: PrenoteRequest, callbackUrl: string): Promise<PrenoteSubmission> {
+    const body = {
+      prenoteId: p.prenoteId,
+      bankCode: p.bankAchCode,
+      accountTypeId: p.accountTypeId,
+      accountNumber: p.accountNumber,
+      documentTypeId: p.documentTypeId,
+      documentNumber: p.documentNumber,
+      holderName: p.holderName,
+      callbackUrl,
+    };
+    const out = await meterRailCall('ACH', 'prenote', () => callJson('POST', `${this.base('ACH')}/ach/prenotes`, body, this.timeoutMs), [400, 409]);
+    const where = { prenoteId: p.prenoteId, account: maskAccount(p.accountNumber) };
+    if (out.kind === 'error') {
+      this.log.warn({ ...where, error: out.error }, 'ACH rail unreachable at prenote');
+      return { outcome: 'unavailable', error: out.error };
+    }
+    if (out.status >= 200 && out.status < 300) return { outcome: 'accepted' };
+    if (out.status >= 400 && out.status < 500 && out.status !== 408 && out.status !== 429) {
+      this.log.error({ ...where, status: out.status, fields: fieldPaths(out.body) }, 'ACH rail refused a prenote our validation accepted');
+      return { outcome: 'refused', code: str(field(out.body, 'error')) ?? `HTTP_${out.status}`, message: RAIL_MESSAGES.prenoteRefused };
+    }
+    this.log.warn({ ...where, status: out.status }, 'ACH rail unavailable at prenote');
+    return { outcome: 'unavailable', error: `http ${out.status}` };
+  }
+
+  /** GET /ach/prenotes/{id}: it answers while the rail is down. */
+  async prenoteStatus(prenoteId: string): Promise<PrenoteStatus> {
+    const out = await meterRailCall(
+      'ACH',
+      'prenote_status',
+      () => callJson('GET', `${this.base('ACH')}/ach/prenotes/${encodeURIComponent(prenoteId)}`, undefined, this.timeoutMs),
+      [404],
+    );
+    if (out.kind === 'error') return { unavailable: true, error: out.error };
+    if (out.status === 404) return { found: false };
+    if (out.status !== 200) return { unavailable: true, error: `http ${out.status}` };
+    const status = str(field(out.body, 'status'));
+    if (status === 'PENDING') return { found: true, status };
+    if (status === 'ACCEPTED' || status === 'REJECTED') {
+      return { found: true, status, reasonCode: str(field(out.body, 'reasonCode')), reason: str(field(out.body, 'reason')) };
+    }
+    return { unavailable: true, error: 'malformed prenote status' };
+  }
 }
 
 export const RAIL_MESSAGES = {
+  prenoteRefused: 'La red ACH rechazó los datos de la cuenta para la prenotificación; verifíquelos o contacte a soporte.',
   accountInvalid: 'La red ACH indicó que la cuenta de destino no es válida.',
   accountRefused: 'La red ACH rechazó los datos de la cuenta de destino (número de cuenta o documento del titular); verifíquelos o contacte a soporte.',
   requestRefused: 'La red rechazó los datos de la transferencia; los fondos fueron liberados. Contacte a soporte.',

@@ -1,6 +1,7 @@
 import { AppError, invalidRequest, linkActiveSpanToSaga } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
+import type { ApplyPrenoteCallback } from './prenote-callback.js';
 import type { ProviderOutcome, StepResult, TransferSaga } from './transfer-saga.js';
 import { isUuid } from './validation.js';
 
@@ -34,6 +35,8 @@ export class HandleRailCallback {
   constructor(
     private readonly deps: TransferDeps,
     private readonly saga: TransferSaga,
+    /** ACH prenote outcomes (`type: "ach.prenote"`): counterparties' verifications. */
+    private readonly prenotes?: ApplyPrenoteCallback,
   ) {}
 
   async execute(cmd: RailCallbackCommand): Promise<RailCallbackResult> {
@@ -47,7 +50,13 @@ export class HandleRailCallback {
         verdict === 'STALE' ? 'La firma del proveedor expiró (marca de tiempo fuera de tolerancia).' : 'La firma del proveedor no es válida.',
       );
     }
-    const body = parseBody(cmd.rawBody);
+    const json = parseObject(cmd.rawBody);
+    if (json.type === 'ach.prenote') {
+      if (cmd.rail !== 'ACH') throw invalidRequest([{ path: 'rail', message: 'a prenote outcome comes from the ACH rail' }]);
+      if (!this.prenotes) throw new AppError('SERVICE_UNAVAILABLE');
+      return this.prenotes.execute(json);
+    }
+    const body = parseBody(json);
     if (cmd.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'does not match the callback body' }]);
 
     const outcome = {
@@ -101,15 +110,17 @@ export class HandleRailCallback {
   }
 }
 
-function parseBody(raw: Buffer): CallbackBody {
-  let b: Record<string, unknown>;
+function parseObject(raw: Buffer): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(raw.toString('utf8'));
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-    b = parsed as Record<string, unknown>;
+    return parsed as Record<string, unknown>;
   } catch {
     throw invalidRequest([{ path: 'rawBody', message: 'is not a JSON object' }]);
   }
+}
+
+function parseBody(b: Record<string, unknown>): CallbackBody {
   const problems: Array<{ path: string; message: string }> = [];
   const s = (k: string) => (typeof b[k] === 'string' && (b[k] as string).length > 0 ? (b[k] as string) : null);
   const eventId = s('eventId');

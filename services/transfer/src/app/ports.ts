@@ -407,3 +407,4 @@ export interface RailPort {
 // ───────────────────────────── bulk payouts ─────────────────────────────
 
 export type * from './batch-ports.js';
+export type * from './counterparty-ports.js';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { KEY_TYPES, isKeyType, keyLengthOk, type KeyType } from '../domain/keys.js';
-import { ACH_ACCOUNT_TYPES, ACH_DOCUMENT_TYPES, MAX_JSON_CENTS, MIN_AMOUNT, type Rail } from '../domain/rails.js';
+import { MAX_HOLDER_NAME, checkAchAccountFields } from '../domain/ach-rules.js';
+import { MAX_JSON_CENTS, MIN_AMOUNT, type Rail } from '../domain/rails.js';
 import { Problems, checkText, orNull } from './validation.js';
 
 /** The company profile the gateway sends with each money request (it authenticated the company). */
@@ -82,7 +83,7 @@ export interface SendCommand {
 export const MAX_REFERENCE = 100;
 export const MAX_DESCRIPTION = 255;
 export const MAX_TARGET_NAME = 200;
-export const MAX_HOLDER_NAME = 64;
+export { MAX_HOLDER_NAME };
 const DOCUMENT = /^[0-9A-Za-z.\- ]{3,32}$/;
 const ANCHOR = /^[A-Za-z0-9_:.-]{1,128}$/;
 /** As the gateway accepts the header: 1-255 visible ASCII characters. */
@@ -120,13 +121,7 @@ export function validateSend(input: SendInput): SendCommand {
   } else if (input.bankAccount) {
     const b = input.bankAccount;
     const path = (f: string) => `destination.bankAccount.${f}`;
-    if (!Number.isInteger(b.bankId) || b.bankId <= 0) p.add(path('bankId'), 'is required');
-    if (!(b.accountTypeId in ACH_ACCOUNT_TYPES)) p.add(path('accountTypeId'), 'must be 20, 21 or 22');
-    if (!/^\d{4,32}$/.test(b.accountNumber)) p.add(path('accountNumber'), 'must be 4 to 32 digits');
-    if (!(b.documentTypeId in ACH_DOCUMENT_TYPES)) p.add(path('documentTypeId'), 'must be 1, 4, 5 or 8');
-    if (!/^\d{5,15}$/.test(b.documentNumber)) p.add(path('documentNumber'), 'must be 5 to 15 digits');
-    checkText(p, path('holderFirstName'), orNull(b.holderFirstName), { max: MAX_HOLDER_NAME, required: true });
-    checkText(p, path('holderLastName'), orNull(b.holderLastName), { max: MAX_HOLDER_NAME, required: true });
+    checkAchAccountFields(p, b, path);
     destination = {
       kind: 'ACH',
       bankId: b.bankId,

@@ -10,6 +10,11 @@ import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
 import { ListApprovals, RejectApproval, SignApproval } from './approvals.js';
 import { ListMoneyExceptions, ResolveMoneyException } from './exceptions.js';
 import { HandleRailCallback } from './handle-rail-callback.js';
+import { CreateCounterparty } from './create-counterparty.js';
+import { DeleteCounterparty, UpdateCounterparty, VerifyCounterparty } from './change-counterparty.js';
+import { CounterpartyQueries } from './counterparty-queries.js';
+import { CounterpartyVerifier, type CounterpartyDeps } from './counterparty-verifier.js';
+import { ApplyPrenoteCallback } from './prenote-callback.js';
 import { QuoteTransfer } from './quote.js';
 import { ResolveKey } from './resolve-key.js';
 import { SendTransfer } from './send-transfer.js';
@@ -31,13 +36,13 @@ export interface TransferUseCases {
   saga: TransferSaga;
 }
 
-export function transferUseCases(deps: TransferDeps): TransferUseCases {
+export function transferUseCases(deps: TransferDeps, prenotes?: ApplyPrenoteCallback): TransferUseCases {
   const saga = new TransferSaga(deps);
   return {
     resolveKey: new ResolveKey(deps),
     quote: new QuoteTransfer(deps),
     send: new SendTransfer(deps, saga),
-    handleRailCallback: new HandleRailCallback(deps, saga),
+    handleRailCallback: new HandleRailCallback(deps, saga, prenotes),
     addAmlEntry: new AddAmlEntry(deps),
     removeAmlEntry: new RemoveAmlEntry(deps),
     listApprovals: new ListApprovals(deps),
@@ -76,5 +81,30 @@ export function batchUseCases(deps: BatchDeps, saga: TransferSaga): BatchUseCase
     reject: new RejectBatchApproval(deps, runner),
     queries: new BatchQueries(deps),
     runner,
+  };
+}
+
+export interface CounterpartyUseCases {
+  create: CreateCounterparty;
+  update: UpdateCounterparty;
+  verify: VerifyCounterparty;
+  remove: DeleteCounterparty;
+  queries: CounterpartyQueries;
+  /** The ACH rail's prenote outcomes (through HandleRailCallback). */
+  prenoteCallback: ApplyPrenoteCallback;
+  verifier: CounterpartyVerifier;
+}
+
+/** Counterparties (payees) and their verification (docs/counterparties.md). */
+export function counterpartyUseCases(deps: CounterpartyDeps): CounterpartyUseCases {
+  const verifier = new CounterpartyVerifier(deps);
+  return {
+    create: new CreateCounterparty(deps, verifier),
+    update: new UpdateCounterparty(deps, verifier),
+    verify: new VerifyCounterparty(deps, verifier),
+    remove: new DeleteCounterparty(deps),
+    queries: new CounterpartyQueries(deps),
+    prenoteCallback: new ApplyPrenoteCallback(deps, verifier),
+    verifier,
   };
 }

@@ -3,7 +3,8 @@ import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
 import { amlToProto, approvalToProto, batchItemToProto, batchToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
-import type { BatchUseCases } from '../app/use-cases.js';
+import type { BatchUseCases, CounterpartyUseCases } from '../app/use-cases.js';
+import { counterpartyToProto } from '../app/counterparty-view.js';
 
 /**
  * The TransferService RPCs: decode, call one use case, encode. The company, its profile (tax
@@ -14,7 +15,12 @@ export function transferHandlers(
   uc: TransferUseCases,
   settlements: TransferSettlements,
   batchUseCases?: BatchUseCases,
+  counterpartyUseCases?: CounterpartyUseCases,
 ): AsyncService<transferV1.TransferServiceServer> {
+  const counterparties = (): CounterpartyUseCases => {
+    if (!counterpartyUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Las contrapartes no están disponibles en este proceso.');
+    return counterpartyUseCases;
+  };
   const batches = (): BatchUseCases => {
     if (!batchUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Los lotes de transferencias no están disponibles en este proceso.');
     return batchUseCases;
@@ -76,6 +82,26 @@ export function transferHandlers(
     },
     async *streamBatchItems(req, ctx) {
       for await (const page of batches().queries.stream(ctx.companyId, req.batchId)) yield { items: page.map(batchItemToProto) };
+    },
+
+    async createCounterparty(req, ctx) {
+      return counterpartyToProto(await counterparties().create.execute(ctx.companyId, counterpartyInput(req)));
+    },
+    async getCounterparty(req, ctx) {
+      return counterpartyToProto(await counterparties().queries.get(ctx.companyId, req.id));
+    },
+    async listCounterparties(req, ctx) {
+      const r = await counterparties().queries.list(ctx.companyId, { tag: req.tag, status: req.status, rail: req.rail, limit: req.limit, cursor: req.cursor });
+      return { items: r.items.map(counterpartyToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+    async updateCounterparty(req, ctx) {
+      return counterpartyToProto(await counterparties().update.execute(ctx.companyId, req.id, { ...counterpartyInput(req), replaceTags: req.replaceTags }));
+    },
+    async deleteCounterparty(req, ctx) {
+      return counterpartyToProto(await counterparties().remove.execute(ctx.companyId, req.id));
+    },
+    async verifyCounterparty(req, ctx) {
+      return counterpartyToProto(await counterparties().verify.execute(ctx.companyId, req.id));
     },
 
     async resolveKey(req, ctx) {
@@ -158,6 +184,20 @@ export function transferHandlers(
   };
 }
 
+/** A create's or an update's fields as the domain reads them (proto3: an absent optional is undefined). */
+function counterpartyInput(req: transferV1.CreateCounterpartyRequest | transferV1.UpdateCounterpartyRequest) {
+  return {
+    name: req.name,
+    brebKey: req.brebKey,
+    bankAccount: req.bankAccount,
+    documentTypeId: req.documentTypeId,
+    documentNumber: req.documentNumber,
+    holderName: req.holderName,
+    tags: req.tags,
+    ...('requestHash' in req ? { requestHash: req.requestHash, idempotencyKey: req.idempotencyKey } : {}),
+  };
+}
+
 function settlementToProto(r: SettlementRecord): settlementsV1.Settlement {
   return {
     ourId: r.ourId,
@@ -208,4 +248,11 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   // a multi-signature company's batch: one approval, signed in the dashboard
   signBatchApproval: ['gateway'],
   rejectBatchApproval: ['gateway'],
+  // counterparties (payees): API clients and dashboard users through the gateway
+  createCounterparty: ['gateway'],
+  getCounterparty: ['gateway'],
+  listCounterparties: ['gateway'],
+  updateCounterparty: ['gateway'],
+  deleteCounterparty: ['gateway'],
+  verifyCounterparty: ['gateway'],
 };

@@ -12,6 +12,7 @@ import { Migration0010AmlFeed } from './0010-aml-feed.js';
 import { Migration0012DispatchClock } from './0012-dispatch-clock.js';
 import { destinationScreening } from './0013-destination-screening.js';
 import { Migration0014TraceContext } from './0014-trace-context.js';
+import { Migration0015Counterparties } from './0015-counterparties.js';
 
 /**
  * Every transfer migration, in order. Append only. Made with the service's data protection (key
@@ -33,5 +34,6 @@ export function transferMigrations(protection: TransferDataProtection) {
     Migration0012DispatchClock,
     destinationScreening(protection),
     Migration0014TraceContext,
+    Migration0015Counterparties,
   ];
 }
