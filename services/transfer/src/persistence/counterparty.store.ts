@@ -27,16 +27,19 @@ interface CounterpartyRow {
   status: VerificationStatus;
   verification_id: string;
   prenote_id: string | null;
-  prenote_submitted_at: Date | null;
-  verification_requested_at: Date | null;
-  verification_decided_at: Date | null;
+  prenote_submitted_at: Date | string | null;
+  verification_requested_at: Date | string | null;
+  verification_decided_at: Date | string | null;
   reason_code: string | null;
   reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  deleted_at: Date | string | null;
   version: number;
 }
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
 
 const COLS = `id, company_id, name, rail, destination, account_number_sealed, document_type_id, document_number, holder_name, tags, status,
   verification_id, prenote_id, prenote_submitted_at, verification_requested_at, verification_decided_at, reason_code, reason,
@@ -66,14 +69,14 @@ export class SqlCounterpartyStore implements CounterpartyStore {
       status: r.status,
       verificationId: r.verification_id,
       prenoteId: r.prenote_id,
-      prenoteSubmittedAt: r.prenote_submitted_at,
+      prenoteSubmittedAt: dateOrNull(r.prenote_submitted_at),
       reasonCode: r.reason_code,
       reason: r.reason,
-      requestedAt: r.verification_requested_at,
-      decidedAt: r.verification_decided_at,
-      createdAt: r.created_at,
-      updatedAt: r.updated_at,
-      deletedAt: r.deleted_at,
+      requestedAt: dateOrNull(r.verification_requested_at),
+      decidedAt: dateOrNull(r.verification_decided_at),
+      createdAt: date(r.created_at),
+      updatedAt: date(r.updated_at),
+      deletedAt: dateOrNull(r.deleted_at),
       version: r.version,
     };
   }
