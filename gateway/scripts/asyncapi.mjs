@@ -199,6 +199,7 @@ export function loadProtos() {
     'cobro_events.proto',
     'collectkey_events.proto',
     'company_events.proto',
+    'counterparty_events.proto',
     'deposit_events.proto',
     'ledger_events.proto',
     'reconciliation_events.proto',
