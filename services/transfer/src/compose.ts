@@ -139,7 +139,10 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const counterpartySweeper = new CounterpartySweeper(counterpartyDeps, counterparties.verifier, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    const counterpartySweeper = new CounterpartySweeper(counterpartyDeps, counterparties.verifier, {
+      intervalMs: c.SWEEPER_INTERVAL_MS,
+      batch: c.SWEEPER_BATCH,
+    });
     counterpartySweeper.start();
     scope.defer(() => counterpartySweeper.stop());
 

@@ -26,9 +26,7 @@ export interface CounterpartyDecision {
   reason: string | null;
 }
 
-export type CounterpartyInsert =
-  | { inserted: true; counterparty: CounterpartyRecord }
-  | { inserted: false; existing: CounterpartyRecord; sameRequest: boolean };
+export type CounterpartyInsert = { inserted: true; counterparty: CounterpartyRecord } | { inserted: false; existing: CounterpartyRecord; sameRequest: boolean };
 
 export interface CounterpartyListQuery {
   tag: string | null;
@@ -44,7 +42,12 @@ export interface CounterpartyStore {
    * history, in one statement. With `idempotency` the key is unique per company: when another
    * counterparty holds it, nothing is inserted and that one is answered (compared by request hash).
    */
-  insert(c: CounterpartyRecord, move: CounterpartyMove, attempt: VerificationAttempt, idempotency: { key: string; requestHash: string } | null): Promise<CounterpartyInsert>;
+  insert(
+    c: CounterpartyRecord,
+    move: CounterpartyMove,
+    attempt: VerificationAttempt,
+    idempotency: { key: string; requestHash: string } | null,
+  ): Promise<CounterpartyInsert>;
   /** The company's live (not deleted) counterparty. */
   get(companyId: string, id: string): Promise<CounterpartyRecord | undefined>;
   /** The live counterparty whose current prenote this is (a superseded prenote names none). */

@@ -31,7 +31,8 @@ describe('the counterparty verification table', () => {
   });
 
   it('every event that leads to PENDING starts a new attempt (so a late answer to the previous one cannot apply)', () => {
-    for (const e of COUNTERPARTY_EVENTS) expect({ e, fresh: COUNTERPARTY_MACHINE[e].to === 'PENDING' }).toEqual({ e, fresh: COUNTERPARTY_MACHINE[e].newAttempt === true });
+    for (const e of COUNTERPARTY_EVENTS)
+      expect({ e, fresh: COUNTERPARTY_MACHINE[e].to === 'PENDING' }).toEqual({ e, fresh: COUNTERPARTY_MACHINE[e].newAttempt === true });
   });
 });
 

@@ -230,9 +230,7 @@ export function sameIdentity(a: CounterpartyIdentity, b: CounterpartyIdentity): 
 }
 
 function destinationKey(d: CounterpartyDestination): unknown {
-  return d.kind === 'BREB'
-    ? [d.keyType, d.keyValue]
-    : [d.bankId, d.bankAchCode, d.accountTypeId, d.accountNumber, d.holderFirstName, d.holderLastName];
+  return d.kind === 'BREB' ? [d.keyType, d.keyValue] : [d.bankId, d.bankAchCode, d.accountTypeId, d.accountNumber, d.holderFirstName, d.holderLastName];
 }
 
 // ───────────────────────────── Bre-B directory verdict ─────────────────────────────
@@ -250,7 +248,10 @@ export type DirectoryReasonCode = keyof typeof VERIFICATION_REASONS;
 export type DirectoryAnswer = { status: 'active' | 'inactive'; fullName: string; idValue: string } | { status: 'not_found' } | { status: 'invalid' };
 
 /** The directory's answer judged with the send's rules (names.ts): verified, or failed with a code. */
-export function directoryVerdict(c: Pick<CounterpartyIdentity, 'holderName' | 'documentNumber'>, a: DirectoryAnswer): { verified: true } | { verified: false; code: DirectoryReasonCode } {
+export function directoryVerdict(
+  c: Pick<CounterpartyIdentity, 'holderName' | 'documentNumber'>,
+  a: DirectoryAnswer,
+): { verified: true } | { verified: false; code: DirectoryReasonCode } {
   if (a.status === 'not_found') return { verified: false, code: 'KEY_NOT_FOUND' };
   if (a.status === 'invalid') return { verified: false, code: 'INVALID_KEY' };
   if (a.status === 'inactive') return { verified: false, code: 'KEY_INACTIVE' };

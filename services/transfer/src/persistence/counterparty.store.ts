@@ -54,7 +54,9 @@ export class SqlCounterpartyStore implements CounterpartyStore {
 
   private toRecord(r: CounterpartyRow): CounterpartyRecord {
     const destination = (
-      r.rail === 'ACH' ? { ...r.destination, accountNumber: r.account_number_sealed ? this.protection.openAccount(r.account_number_sealed) : '' } : r.destination
+      r.rail === 'ACH'
+        ? { ...r.destination, accountNumber: r.account_number_sealed ? this.protection.openAccount(r.account_number_sealed) : '' }
+        : r.destination
     ) as CounterpartyDestination;
     return {
       id: r.id,

@@ -23,9 +23,10 @@ describe('counterparties', () => {
   const get = (co: CompanySetup, id: string) => h.client.getCounterparty({ id }, ctxOf(co.id));
 
   /** A fresh ACH account number (the sandbox's prenote behaviours are per number). */
-  const accountNumber = () => `4${Math.floor(Math.random() * 1e10)
-    .toString()
-    .padStart(10, '0')}`.replace(/17$/, '18');
+  const accountNumber = () =>
+    `4${Math.floor(Math.random() * 1e10)
+      .toString()
+      .padStart(10, '0')}`.replace(/17$/, '18');
   const account = (n: string, extra: Partial<transferV1.BankAccountDestination> = {}): transferV1.BankAccountDestination => ({
     bankId: 1,
     accountTypeId: 20,
@@ -292,10 +293,7 @@ describe('counterparties', () => {
       ids.push((await create(co, await brebReq(co, { name: 'Mal', holderName: 'Nadie Conocido', tags: ['employee'] }))).id);
       const page1 = await h.client.listCounterparties(transferV1.ListCounterpartiesRequest.fromPartial({ limit: 2 }), ctxOf(co.id));
       expect(page1.items.map((x) => x.id)).toEqual([ids[3], ids[2]]);
-      const page2 = await h.client.listCounterparties(
-        transferV1.ListCounterpartiesRequest.fromPartial({ limit: 2, cursor: page1.nextCursor! }),
-        ctxOf(co.id),
-      );
+      const page2 = await h.client.listCounterparties(transferV1.ListCounterpartiesRequest.fromPartial({ limit: 2, cursor: page1.nextCursor! }), ctxOf(co.id));
       expect(page2.items.map((x) => x.id)).toEqual([ids[1], ids[0]]);
       expect(page2.nextCursor).toBeUndefined();
       const list = (q: Partial<transferV1.ListCounterpartiesRequest>) =>
@@ -403,10 +401,7 @@ describe('counterparties', () => {
       expect((await failure(create(co, { name: 'n'.repeat(1_000_000), bankAccount: account('123456789') }))).code).toBe('INVALID_REQUEST');
       // Wrong types on the wire: a string where an int32 goes does not decode into a counterparty.
       const wrong = await failure(
-        h.client.createCounterparty(
-          { name: 'A', tags: [42 as unknown as string], requestHash: 'h' } as transferV1.CreateCounterpartyRequest,
-          ctxOf(co.id),
-        ),
+        h.client.createCounterparty({ name: 'A', tags: [42 as unknown as string], requestHash: 'h' } as transferV1.CreateCounterpartyRequest, ctxOf(co.id)),
       );
       expect(wrong).toBeInstanceOf(Error);
       const n = await h.transfer!.db.query<{ n: number }>('select count(*)::int as n from transfer.counterparties where company_id = ?', [co.id]);

@@ -47,7 +47,12 @@ describe('counterparty verification: a prenote callback racing an account change
   });
 
   function build(c: Choreography) {
-    const store = c.wrap('store', new SqlCounterpartyStore(h.transfer!.db, testProtection) as CounterpartyStore, ['get', 'getByPrenote', 'update', 'transition']);
+    const store = c.wrap('store', new SqlCounterpartyStore(h.transfer!.db, testProtection) as CounterpartyStore, [
+      'get',
+      'getByPrenote',
+      'update',
+      'transition',
+    ]);
     const prenotes: AchPrenotePort = {
       submitPrenote: async () => ({ outcome: 'accepted' }),
       prenoteStatus: async () => ({ found: true, status: 'PENDING' }),
