@@ -1,6 +1,6 @@
 import { COUNTERPARTY_ID, COUNTERPARTY_STATES, type CounterpartyRecord, type VerificationStatus } from '../domain/counterparty.js';
 import type { Rail } from '../domain/rails.js';
-import { counterpartyOf } from './change-counterparty.js';
+import { counterpartyOf } from './counterparty-lookup.js';
 import type { CounterpartyDeps } from './counterparty-verifier.js';
 import { Problems, decodeTimeCursor, encodeTimeCursor, orNull, requireCompany } from './validation.js';
 
