@@ -1,6 +1,5 @@
 import type { BatchEventHandler, EventHandler, Logger, ReceivedEvent, SqlTx } from '@wallet/platform';
-import { depositEventsV1 } from '@wallet/proto';
-import { readBrebDepositEvent, readPsePaidEvent, type BrebDeposit } from '../domain/breb-deposit.js';
+import { readBrebDepositEvent, readPsePaidEvent, readReturnedEvent, type BrebDeposit } from '../domain/breb-deposit.js';
 import type { BrebListing, BrebUpsertOutcome } from './ports.js';
 import type { InboundPayment, PaymentReturned } from './cobro-ports.js';
 
@@ -18,24 +17,11 @@ export const BREB_LISTING_SUBJECT = 'deposit.>';
 /** What one event is to the listing: a credited PSE payment of this service (to match only), a Bre-B deposit to list, or nothing. */
 type Item = { kind: 'pse'; payment: InboundPayment } | { kind: 'breb'; d: BrebDeposit } | { kind: 'returned'; r: PaymentReturned } | { kind: 'skip' };
 
-/** A payment's return that reached the payer (`deposit.returned`, RETURNED): for its cobro, if it was matched. */
-function readReturned(payload: unknown): PaymentReturned | null {
-  let e: depositEventsV1.DepositReturnEvent;
-  try {
-    e = depositEventsV1.DepositReturnEvent.fromJSON(payload ?? {});
-  } catch {
-    return null;
-  }
-  const r = e.depositReturn;
-  if (!r || r.status !== 'RETURNED' || !e.companyId || !r.id || !r.depositId || r.amountCents <= 0n) return null;
-  return { returnId: r.id, depositId: r.depositId, companyId: e.companyId, amount: r.amountCents };
-}
-
 function read(evt: ReceivedEvent, log: Logger, now: Date, matching: boolean): Item {
   // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change,
   // but one that reached the payer comes off the payment's cobro.
   if (evt.subject === 'deposit.returned') {
-    const r = matching ? readReturned(evt.payload) : null;
+    const r = matching ? readReturnedEvent(evt.payload) : null;
     if (r) return { kind: 'returned', r };
     if (matching) log.warn({ eventId: evt.id, subject: evt.subject }, 'deposit return event not usable; not applied to cobros');
     return { kind: 'skip' };

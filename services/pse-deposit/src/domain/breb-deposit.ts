@@ -140,3 +140,16 @@ export function readPsePaidEvent(subject: string, payload: unknown, now: Date): 
     reference: text(d.internalRef, 100),
   };
 }
+
+/** A payment's return that reached the payer (`deposit.returned`, RETURNED), or null for anything else. Pure; never throws. */
+export function readReturnedEvent(payload: unknown): { returnId: string; depositId: string; companyId: string; amount: bigint } | null {
+  let e: depositEventsV1.DepositReturnEvent;
+  try {
+    e = depositEventsV1.DepositReturnEvent.fromJSON(payload ?? {});
+  } catch {
+    return null;
+  }
+  const r = e.depositReturn;
+  if (!r || r.status !== 'RETURNED' || !e.companyId || !r.id || !r.depositId || r.amountCents <= 0n) return null;
+  return { returnId: r.id, depositId: r.depositId, companyId: e.companyId, amount: r.amountCents };
+}
