@@ -9509,11 +9509,13 @@ export interface operations {
            *               "payerDocument": "CC 11111111",
            *               "payerName": "Pedro Pérez",
            *               "receivedAt": "2026-11-29T13:08:41.217000Z",
+           *               "returnedCents": 0,
            *               "source": "BREB"
            *             }
            *           ],
            *           "pse": null,
            *           "reference": "FAC-4001",
+           *           "returnedAmountCents": 0,
            *           "status": "PAID",
            *           "toleranceAboveCents": 0,
            *           "toleranceBelowCents": 0,
@@ -9561,6 +9563,7 @@ export interface operations {
            *               "payerDocument": "CC 79123456",
            *               "payerName": "Pedro Pérez",
            *               "receivedAt": "2026-11-29T13:08:40.517000Z",
+           *               "returnedCents": 0,
            *               "source": "BREB"
            *             },
            *             {
@@ -9579,11 +9582,13 @@ export interface operations {
            *               "payerDocument": "CC 79123456",
            *               "payerName": "Pedro Pérez",
            *               "receivedAt": "2026-11-29T13:08:40.780000Z",
+           *               "returnedCents": 0,
            *               "source": "BREB"
            *             }
            *           ],
            *           "pse": null,
            *           "reference": "FAC-3001",
+           *           "returnedAmountCents": 0,
            *           "status": "PAID",
            *           "toleranceAboveCents": 0,
            *           "toleranceBelowCents": 0,
@@ -9776,6 +9781,7 @@ export interface operations {
            *       "payments": [],
            *       "pse": null,
            *       "reference": "FAC-1001",
+           *       "returnedAmountCents": 0,
            *       "status": "OPEN",
            *       "toleranceAboveCents": 0,
            *       "toleranceBelowCents": 0,
@@ -9830,6 +9836,7 @@ export interface operations {
            *         "paygatewayUrl": "http://127.0.0.1:34413/pse/pay/dep_v5hdvgztdw407p2mxz8yjk62"
            *       },
            *       "reference": "FAC-5001",
+           *       "returnedAmountCents": 0,
            *       "status": "OPEN",
            *       "toleranceAboveCents": 0,
            *       "toleranceBelowCents": 0,
@@ -10601,11 +10608,13 @@ export interface operations {
            *           "payerDocument": "CC 11111111",
            *           "payerName": "Pedro Pérez",
            *           "receivedAt": "2026-11-29T13:08:41.217000Z",
+           *           "returnedCents": 0,
            *           "source": "BREB"
            *         }
            *       ],
            *       "pse": null,
            *       "reference": "FAC-4001",
+           *       "returnedAmountCents": 0,
            *       "status": "PAID",
            *       "toleranceAboveCents": 0,
            *       "toleranceBelowCents": 0,
@@ -10862,11 +10871,13 @@ export interface operations {
            *           "payerDocument": "CC 79123456",
            *           "payerName": "Pedro Pérez",
            *           "receivedAt": "2026-11-29T13:08:38.953000Z",
+           *           "returnedCents": 0,
            *           "source": "BREB"
            *         }
            *       ],
            *       "pse": null,
            *       "reference": "FAC-1001",
+           *       "returnedAmountCents": 0,
            *       "status": "PARTIALLY_PAID",
            *       "toleranceAboveCents": 0,
            *       "toleranceBelowCents": 0,
@@ -11059,6 +11070,7 @@ export interface operations {
            *       "payments": [],
            *       "pse": null,
            *       "reference": "FAC-3001",
+           *       "returnedAmountCents": 0,
            *       "status": "CANCELLED",
            *       "toleranceAboveCents": 0,
            *       "toleranceBelowCents": 0,
