@@ -34,7 +34,10 @@ import {
 describe('screening on the destination account (issue 36, finding 6)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness();
+    // The races under test are the counterparty limits' claims. The parallel ACH payouts' account validations at the
+    // rail are concurrent too: on a loaded 2-core machine one can take longer than the default 2 s provider timeout and
+    // answer ACH_RAIL_UNAVAILABLE before any claim (as in concurrency.test.ts), so this file gives the rail that time.
+    h = await startHarness({ transferEnv: { PROVIDER_HTTP_TIMEOUT_MS: '15000' } });
   });
   afterAll(async () => {
     await h?.stop();
