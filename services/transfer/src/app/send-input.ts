@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KEY_TYPES, isKeyType, keyLengthOk, type KeyType } from '../domain/keys.js';
-import { MAX_HOLDER_NAME, checkAchAccountFields } from '../domain/ach-rules.js';
+import { MAX_HOLDER_NAME, checkAchAccountFields, type AchAccountInput } from '../domain/ach-rules.js';
 import { MAX_JSON_CENTS, MIN_AMOUNT, type Rail } from '../domain/rails.js';
 import { Problems, checkText, orNull } from './validation.js';
 
@@ -27,19 +27,8 @@ export interface SendInput {
   reference?: string | undefined;
   description?: string | undefined;
   brebKey?: { type: string; value: string } | undefined;
-  bankAccount?:
-    | {
-        bankId: number;
-        accountTypeId: number;
-        accountNumber: string;
-        documentTypeId: number;
-        documentNumber: string;
-        holderFirstName: string;
-        holderLastName: string;
-        bankName: string;
-        bankAchCode: string;
-      }
-    | undefined;
+  /** The account as checked by checkAchAccountFields, with the bank's name and ACH code from the dictionary. */
+  bankAccount?: (AchAccountInput & { bankName: string; bankAchCode: string }) | undefined;
   targetAnchorHandle?: string | undefined;
   targetName?: string | undefined;
   targetDocument?: string | undefined;
