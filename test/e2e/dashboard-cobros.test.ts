@@ -198,6 +198,8 @@ describe('cobros in the company dashboard (Chromium)', () => {
       'Pago de $ 125.000,00 conciliado con el cobro FAC-2026-0457. Estado del cobro: Pagado; pagado en total: $ 125.000,00.',
     );
     await payment.waitFor({ state: 'detached' });
+    // The two lists reload side by side after the attach: the cobro list may answer after the unmatched one.
+    await row.getByTestId('cobro-status').filter({ hasText: 'Pagado' }).waitFor();
     expect(await cell('cobro-status')).toBe('Pagado');
     await shot(page, 'attached');
 

@@ -21,6 +21,9 @@ describe('gRPC server streams over the mesh', () => {
   let server: GrpcServerHandle;
   let address: string;
   const state = { produced: 0, closed: 0 };
+  /** Resolvers waiting for the handler's iterable to be closed (its finally block ran). */
+  const onClose: Array<() => void> = [];
+  const nextClose = () => new Promise<void>((resolve) => onClose.push(resolve));
 
   const batch = (i: number): settlementsV1.SettlementBatch => ({
     records: Array.from({ length: 500 }, (_, j) => ({
@@ -50,6 +53,7 @@ describe('gRPC server streams over the mesh', () => {
             }
           } finally {
             state.closed++;
+            for (const resolve of onClose.splice(0)) resolve();
           }
         },
       },
@@ -92,6 +96,7 @@ describe('gRPC server streams over the mesh', () => {
     const c = client('reconciliation');
     state.produced = 0;
     const closedBefore = state.closed;
+    const closed = nextClose();
     let read = 0;
     for await (const b of c.listSettlements({ rail: 'slow', date: '', batchSize: 0 }, { requestId: 'r2' })) {
       expect(b.records).toHaveLength(500);
@@ -101,7 +106,8 @@ describe('gRPC server streams over the mesh', () => {
     }
     // ~35 KB a batch: the transport's windows and buffers hold a few, never the 2,000.
     expect(state.produced).toBeLessThan(100);
-    await new Promise((r) => setTimeout(r, 200));
+    // The handler's iterable is closed once the cancellation reaches the server (a hang here fails by the test's time-out).
+    await closed;
     expect(state.closed).toBe(closedBefore + 1);
     c.close();
   });
