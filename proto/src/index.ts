@@ -15,6 +15,7 @@ export * as depositEventsV1 from './gen/wallet/events/v1/deposit_events.js';
 export * as collectKeyEventsV1 from './gen/wallet/events/v1/collectkey_events.js';
 export * as reconciliationEventsV1 from './gen/wallet/events/v1/reconciliation_events.js';
 export * as companyEventsV1 from './gen/wallet/events/v1/company_events.js';
+export * as policyEventsV1 from './gen/wallet/events/v1/policy_events.js';
 export * as cobroEventsV1 from './gen/wallet/events/v1/cobro_events.js';
 export { Timestamp } from './gen/google/protobuf/timestamp.js';
 export * as counterpartyEventsV1 from './gen/wallet/events/v1/counterparty_events.js';

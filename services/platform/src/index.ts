@@ -43,3 +43,4 @@ export * from './presenters/webhook-event-types.js';
 export * from './time/instant.js';
 export * from './state-machine/state-table.js';
 export * from './returns/index.js';
+export * from './policies/approval-policy-schema.js';

@@ -16,7 +16,9 @@ import { HttpRails } from './adapters/rails.client.js';
 import { transferDeps, type TransferSettings } from './app/deps.js';
 import { meterTransferStore, watchExceptions, watchSagaStates } from './app/metrics.js';
 import { Sweeper } from './app/sweeper.js';
-import { batchUseCases, counterpartyUseCases, transferUseCases } from './app/use-cases.js';
+import { batchUseCases, counterpartyUseCases, policyUseCases, transferUseCases } from './app/use-cases.js';
+import { PolicyBook } from './app/policy-book.js';
+import { SqlPolicyStore } from './persistence/policy.store.js';
 import { CounterpartySweeper } from './app/counterparty-sweeper.js';
 import type { CounterpartyDeps } from './app/counterparty-verifier.js';
 import { SqlCounterpartyStore } from './persistence/counterparty.store.js';
@@ -100,7 +102,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       natsUrl: c.NATS_URL,
       namespace: c.BUS_NAMESPACE,
       streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['TRANSFERS', 'COUNTERPARTIES'],
+      streams: ['TRANSFERS', 'COUNTERPARTIES', 'COMPANIES'],
       relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
     });
     const relay = r!;
@@ -113,7 +115,12 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     await transfers.watchAml(log);
     scope.defer(() => transfers.stopWatchingAml());
     const rails = new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log);
+    const counterpartyStore = new SqlCounterpartyStore(db, protection);
+    const policyStore = new SqlPolicyStore(db);
+    const policySettings = { changeDelayMs: c.POLICY_CHANGE_DELAY_SECONDS * 1000, cacheMs: c.POLICY_CACHE_SECONDS * 1000 };
     const deps = transferDeps({
+      policies: new PolicyBook(policyStore, policySettings),
+      counterparties: counterpartyStore,
       store: meterTransferStore(transfers),
       approvals: new SqlApprovalStore(db, protection),
       ledger,
@@ -126,12 +133,13 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     });
     const counterpartyDeps: CounterpartyDeps = {
       ...deps,
-      counterparties: new SqlCounterpartyStore(db, protection),
+      counterparties: counterpartyStore,
       prenotes: rails,
       counterpartySettings: { prenoteCheckMs: c.COUNTERPARTY_PRENOTE_CHECK_SECONDS * 1000, retryMs: c.SWEEPER_GRACE_SECONDS * 1000 },
     };
     const counterparties = counterpartyUseCases(counterpartyDeps);
     const uc = transferUseCases(deps, counterparties.prenoteCallback);
+    const policies = policyUseCases({ ...deps, policies: deps.policies!, policyStore, policySettings });
     scope.defer(watchSagaStates(db));
     scope.defer(watchExceptions(deps.store));
 
@@ -162,7 +170,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     scope.defer(() => batchSweeper.stop());
 
     const implementation = asyncService<transferV1.TransferServiceServer>(
-      transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches, counterparties),
+      transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches, counterparties, policies),
       log,
       transferAccess,
       o.mesh,

@@ -67,6 +67,7 @@ export const ERRORS = {
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },
   COUNTERPARTY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Contraparte no encontrada.' },
+  POLICY_VERSION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La versión de la política de aprobación no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
   USER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El usuario no existe.' },
   INVITATION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La invitación no existe.' },
@@ -89,6 +90,17 @@ export const ERRORS = {
     http: 409,
     grpc: GrpcStatus.FAILED_PRECONDITION,
     message: 'La verificación de la contraparte está en curso; espere su resultado antes de pedir otra.',
+  },
+  /** docs/policies.md: one change of the approval policy at a time. */
+  POLICY_CHANGE_PENDING: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'Ya hay un cambio de la política de aprobación esperando firmas; fírmelo o cancélelo antes de proponer otro.',
+  },
+  POLICY_CHANGE_NOT_PENDING: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'El cambio de la política de aprobación ya fue decidido; no admite más firmas.',
   },
   KEY_NOT_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave de cobro no está activa.' },
   KEY_ALREADY_REGISTERED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'El valor de la llave ya está registrado.' },
@@ -173,6 +185,8 @@ export const ERRORS = {
   FEE_EXCEEDS_AMOUNT: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La comisión más el IVA es igual o mayor que el monto.' },
   RECIPIENT_BLACKLISTED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'Una de las partes está en la lista de control de lavado de activos.' },
   APPROVAL_EXPIRED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación expiró; la transferencia fue revertida.' },
+  /** docs/policies.md: a rule of the company's approval policy refuses the payment; `details` name the rule, its code and message. */
+  POLICY_REFUSED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La política de aprobación de la empresa no permite esta transferencia.' },
   COUNTERPARTY_DAILY_LIMIT_EXCEEDED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'Se superó el límite diario para este destinatario.' },
   COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'Se superó el límite mensual para este destinatario.' },
   // Upstream / availability

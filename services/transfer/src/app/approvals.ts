@@ -94,6 +94,8 @@ export class SignApproval {
         throw new AppError('ALREADY_SIGNED');
       case 'not_pending':
         throw new AppError('APPROVAL_NOT_PENDING');
+      case 'role_not_allowed':
+        throw new AppError('INSUFFICIENT_ROLE', 'La política de aprobación pide firmas de otro rol para esta transferencia.');
       // The gateway asks first, before it spends the signer's TOTP code (CONTRACT §9).
       case 'may_sign':
         return (await deps.approvals.get(companyId, approvalId))!;

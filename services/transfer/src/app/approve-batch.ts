@@ -26,6 +26,8 @@ function decisionRefusal(deps: BatchDeps, kind: string): void {
       throw new AppError('ALREADY_SIGNED');
     case 'not_pending':
       throw new AppError('APPROVAL_NOT_PENDING');
+    case 'role_not_allowed':
+      throw new AppError('INSUFFICIENT_ROLE', 'La política de aprobación pide firmas de otro rol para este lote.');
     default:
   }
 }

@@ -36,6 +36,7 @@ export type BatchSignOutcome =
   | { kind: 'expired' }
   | { kind: 'already_signed' }
   | { kind: 'not_pending' }
+  | { kind: 'role_not_allowed' }
   | { kind: 'may_sign' }
   | { kind: 'signed'; quorum: boolean };
 

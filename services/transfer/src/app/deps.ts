@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { currentTraceparent, type Logger } from '@wallet/platform';
 import type { ScreenedDestination } from '../domain/destination-fingerprint.js';
+import type { CounterpartyStore } from './counterparty-ports.js';
+import type { PolicyBook } from './policy-book.js';
 import type { ApprovalStore, BatchStore, BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
 
 /** Settings the use cases read (a slice of the config, in the units they use). */
@@ -43,6 +45,10 @@ export interface TransferDeps {
   eventsWritten: () => void;
   /** The keyed fingerprint of a payout's destination (AML account entries, counterparty limits). */
   destinationFingerprint: (d: ScreenedDestination) => string;
+  /** The companies' approval policies (docs/policies.md). Absent: the multi-signature threshold decides, as before policies. */
+  policies?: PolicyBook;
+  /** The companies' counterparties, for sends that name one (`counterpartyId`). */
+  counterparties?: Pick<CounterpartyStore, 'get'>;
 }
 
 /** Bulk payouts (docs/batches.md): the transfer use cases' deps, the batch store and the runner's settings. */

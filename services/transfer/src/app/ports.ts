@@ -236,6 +236,7 @@ export type SignOutcome =
   | { kind: 'expired' }
   | { kind: 'already_signed' }
   | { kind: 'not_pending' }
+  | { kind: 'role_not_allowed' }
   | { kind: 'may_sign' }
   | { kind: 'signed'; quorum: boolean; transfer: TransferRecord };
 

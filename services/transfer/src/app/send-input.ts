@@ -36,6 +36,8 @@ export interface SendInput {
   requestHash?: string | undefined;
   /** The client's `Idempotency-Key` (the gateway passes it on POST /transfers/send). */
   idempotencyKey?: string | undefined;
+  /** A counterparty of the company, instead of a destination (docs/counterparties.md). */
+  counterpartyId?: string | undefined;
 }
 
 export type SendDestinationCommand =
@@ -67,6 +69,8 @@ export interface SendCommand {
   requestHash: string;
   /** Binds the transfer to the key, unique per company (see SendTransfer). */
   idempotencyKey: string | null;
+  /** The counterparty the send named (its destination is the counterparty's), as the approval policy sees it. */
+  counterparty: { id: string; verified: boolean; tags: readonly string[] } | null;
 }
 
 export const MAX_REFERENCE = 100;
@@ -150,6 +154,7 @@ export function validateSend(input: SendInput): SendCommand {
     company: input.company ?? EMPTY_PROFILE,
     requestHash: '',
     idempotencyKey,
+    counterparty: null,
   };
   cmd.requestHash = orNull(input.requestHash) ?? fallbackRequestHash(input);
   return cmd;
@@ -164,6 +169,8 @@ export function fallbackRequestHash(input: SendInput): string {
     amount: input.amount.toString(),
     reference: orNull(input.reference),
     description: orNull(input.description),
+    // Only when named: the hashes of sends without one stay what they were.
+    ...(orNull(input.counterpartyId) ? { counterpartyId: input.counterpartyId } : {}),
     brebKey: input.brebKey ? { type: input.brebKey.type, value: input.brebKey.value } : null,
     bankAccount: input.bankAccount
       ? {

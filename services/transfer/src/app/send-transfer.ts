@@ -1,8 +1,10 @@
-import { AppError, isErrorCode } from '@wallet/platform';
+import { AppError, invalidRequest, isErrorCode } from '@wallet/platform';
+import { COUNTERPARTY_ID, type CounterpartyRecord } from '../domain/counterparty.js';
 import { bogotaWindows, effectiveLimits } from '../domain/counterparty-limits.js';
 import { normalizeDocument, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
-import type { FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
+import { thresholdDecision, type PolicyDecision } from '../domain/approval-policy.js';
+import type { ApprovalRef, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { IDEMPOTENCY_KEY_TAKEN, REFERENCE_TAKEN } from './ports.js';
 import { validateSend, type SendCommand, type SendInput } from './send-input.js';
@@ -10,6 +12,7 @@ import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
 import { requireCompany } from './validation.js';
 import { amlAccountOf, directLookups, checkDestination } from './send-destination.js';
 import { SEND_MESSAGES } from './send-messages.js';
+import type { PaymentToDecide, PolicyVerdict } from './policy-book.js';
 
 export interface SendResult {
   transfer: TransferRecord;
@@ -50,7 +53,7 @@ export class SendTransfer {
 
   async execute(ctx: { companyId?: string | undefined; apiKeyId?: string | undefined }, input: SendInput): Promise<SendResult> {
     const companyId = requireCompany(ctx.companyId);
-    const cmd = validateSend(input);
+    const cmd = await this.validated(companyId, input);
     const apiKeyId = ctx.apiKeyId ?? null;
     if (cmd.idempotencyKey) {
       const bound = await this.boundToKey(companyId, cmd, cmd.idempotencyKey);
@@ -66,6 +69,45 @@ export class SendTransfer {
       if (!bound) throw new AppError('INTERNAL_ERROR');
       return bound;
     }
+  }
+
+  /**
+   * The schema checks; a send naming a `counterpartyId` is checked as the send of its destination
+   * (its key and holder, or its account), and carries the counterparty's verification and tags for
+   * the approval policy. A destination given beside it is refused (400).
+   */
+  private async validated(companyId: string, input: SendInput): Promise<SendCommand> {
+    const id = input.counterpartyId || null;
+    if (id === null) return validateSend(input);
+    if (input.brebKey || input.bankAccount || input.targetAnchorHandle) {
+      throw invalidRequest([{ path: 'counterpartyId', message: 'Se envía en lugar del destino (destination o targetAnchorHandle), no junto con él.' }]);
+    }
+    const c = await namedCounterparty(this.deps, companyId, id);
+    const named: SendInput =
+      c.destination.kind === 'BREB'
+        ? {
+            ...input,
+            brebKey: { type: c.destination.keyType, value: c.destination.keyValue },
+            targetName: input.targetName || c.holderName,
+            targetDocument: input.targetDocument || c.documentNumber,
+          }
+        : {
+            ...input,
+            bankAccount: {
+              bankId: c.destination.bankId,
+              accountTypeId: c.destination.accountTypeId,
+              accountNumber: c.destination.accountNumber,
+              documentTypeId: c.documentTypeId,
+              documentNumber: c.documentNumber,
+              holderFirstName: c.destination.holderFirstName,
+              holderLastName: c.destination.holderLastName,
+              bankName: c.destination.bankName,
+              bankAchCode: c.destination.bankAchCode,
+            },
+          };
+    const cmd = validateSend(named);
+    cmd.counterparty = { id: c.id, verified: c.status === 'VERIFIED', tags: c.tags };
+    return cmd;
   }
 
   /**
@@ -200,14 +242,25 @@ export class SendTransfer {
     if (aml.value) throw new AppError('RECIPIENT_BLACKLISTED');
     if (checked.status === 'rejected') throw checked.reason;
     const { destination, targetName } = checked.value;
-    // 5. counterparty limits. The fee is not known yet: the ledger computes it in the Reserve (from
-    // the company's schedule, as ComputeFees would) and the acceptance records it (one statement: docs/benchmarks.md).
+    // The fee is not known yet: the ledger computes it in the Reserve (from the company's schedule,
+    // as ComputeFees would) and the acceptance records it (one statement: docs/benchmarks.md).
     const fee = unknownFee(company.ivaApplicable);
     const now = deps.now();
-    const approval =
-      company.multiSigThreshold >= 2
-        ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }
-        : null;
+    // ACH: the account screened above (the same canonical form); Bre-B: the key the directory resolved.
+    const destinationFingerprint = account ?? deps.destinationFingerprint(destination);
+    // 5. the company's approval policy (docs/policies.md): allow, ask for approvals, or refuse.
+    const verdict = await decidePolicy(deps, {
+      companyId,
+      multiSigThreshold: company.multiSigThreshold,
+      amount,
+      rail,
+      counterparty: cmd.counterparty,
+      destinationFingerprint,
+      at: now,
+    });
+    const { decision } = verdict;
+    if (decision.action === 'REFUSE') throw policyRefusal(decision);
+    const approval = approvalOf(deps, decision, now);
     const record: TransferRecord = {
       id: transferId,
       companyId,
@@ -232,16 +285,33 @@ export class SendTransfer {
       createdAt: now,
       dispatchedAt: null,
       completedAt: null,
-      // ACH: the account screened above (the same canonical form); Bre-B: the key the directory resolved.
-      destinationFingerprint: account ?? deps.destinationFingerprint(destination),
+      destinationFingerprint,
+      policyDecision: decision,
     };
+    try {
+      return await this.accept(record, cmd, counterpartyRaw, progress);
+    } catch (err) {
+      // Refused before it was accepted: the day's total no longer counts it (a no-op without a cumulative rule).
+      if (!(err instanceof AcceptedThenFailed)) {
+        await verdict.release().catch((e: unknown) => deps.log.warn({ transferId, err: (e as Error).message }, 'could not give back the policy day total'));
+        throw err;
+      }
+      throw err.cause;
+    }
+  }
+
+  /** 6. counterparty limits, claimed by the statement that records the transfer; 7. the reserve and the acceptance; 8. the dispatch. */
+  private async accept(record: TransferRecord, cmd: SendCommand, counterpartyRaw: string, progress: SendProgress | undefined): Promise<TransferRecord> {
+    const { deps } = this;
+    const { id: transferId, companyId, rail, amount, approval } = record;
+    const { company } = cmd;
     const limits = effectiveLimits(
       { daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents },
       { daily: deps.settings.counterpartyDailyLimit, monthly: deps.settings.counterpartyMonthlyLimit },
     );
     const graceMs = deps.settings.sweeperGraceSeconds * 1000;
     if (progress) progress.recorded = null;
-    const verdict = await deps.store.insertWithinLimits(
+    const inserted = await deps.store.insertWithinLimits(
       record,
       normalizeDocument(counterpartyRaw),
       bogotaWindows(record.createdAt),
@@ -250,12 +320,12 @@ export class SendTransfer {
       cmd.idempotencyKey ? { key: cmd.idempotencyKey, requestHash: cmd.requestHash } : undefined,
       progress ? { requestHash: cmd.requestHash, windowSeconds: deps.settings.idempotencyWindowSeconds } : undefined,
     );
-    if (progress) progress.recorded = verdict === 'OK';
-    if (verdict === IDEMPOTENCY_KEY_TAKEN) throw new IdempotencyKeyTaken();
-    if (verdict === REFERENCE_TAKEN) throw new ReferenceTaken();
-    if (verdict !== 'OK') throw new AppError(verdict as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED' | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED');
+    if (progress) progress.recorded = inserted === 'OK';
+    if (inserted === IDEMPOTENCY_KEY_TAKEN) throw new IdempotencyKeyTaken();
+    if (inserted === REFERENCE_TAKEN) throw new ReferenceTaken();
+    if (inserted !== 'OK') throw new AppError(inserted as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED' | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED');
 
-    // 6. balance: reserve amount + fee + IVA (one conditional statement in the ledger)
+    // 7. balance: reserve amount + fee + IVA (one conditional statement in the ledger)
     let holdId: string;
     let reservedFee: FeeBreakdown;
     try {
@@ -295,8 +365,12 @@ export class SendTransfer {
       return accepted;
     }
     deps.log.info({ transferId, companyId, rail, amount: amount.toString() }, 'transfer accepted (funds reserved)');
-    // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
-    return this.saga.dispatch(accepted, 'request', { intentRecorded: true });
+    // 8. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
+    try {
+      return await this.saga.dispatch(accepted, 'request', { intentRecorded: true });
+    } catch (err) {
+      throw new AcceptedThenFailed(err);
+    }
   }
 }
 
@@ -318,6 +392,48 @@ async function reserveSend(deps: TransferDeps, record: TransferRecord): Promise<
 
 const wantsFee = (details: unknown): boolean =>
   Array.isArray((details as { fields?: unknown })?.fields) && (details as { fields: Array<{ path?: unknown }> }).fields.some((f) => f.path === 'fee');
+
+/** The company's live counterparty a send names; another company's, a deleted, unknown or malformed id: COUNTERPARTY_NOT_FOUND. */
+async function namedCounterparty(deps: TransferDeps, companyId: string, id: string): Promise<CounterpartyRecord> {
+  if (!deps.counterparties) throw new AppError('SERVICE_UNAVAILABLE', 'Las contrapartes no están disponibles en este proceso.');
+  const c = COUNTERPARTY_ID.test(id) ? await deps.counterparties.get(companyId, id) : undefined;
+  if (!c) throw new AppError('COUNTERPARTY_NOT_FOUND');
+  return c;
+}
+
+/** An error after the send was accepted (its dispatch): the policy's day total keeps counting it. */
+class AcceptedThenFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super('accepted, then failed');
+  }
+}
+
+/** The policy's verdict, or the multi-signature threshold's where no policy book is wired (unit tests of the saga). */
+async function decidePolicy(deps: TransferDeps, p: PaymentToDecide): Promise<PolicyVerdict> {
+  if (deps.policies) return deps.policies.decide(p);
+  return { decision: thresholdDecision(p.multiSigThreshold), release: async () => {} };
+}
+
+/** A REFUSE decision as the client sees it: 422 POLICY_REFUSED naming the rule, the company's code and message. */
+export function policyRefusal(d: PolicyDecision): AppError {
+  return new AppError('POLICY_REFUSED', undefined, {
+    policyVersion: d.policyVersion,
+    ruleId: d.ruleId,
+    code: d.code,
+    ...(d.message ? { message: d.message } : {}),
+  });
+}
+
+/** The approval a REQUIRE_APPROVALS decision opens (null otherwise). */
+export function approvalOf(deps: TransferDeps, d: PolicyDecision, now: Date): ApprovalRef | null {
+  if (d.action !== 'REQUIRE_APPROVALS') return null;
+  return {
+    id: deps.newApprovalId(),
+    threshold: d.approvals,
+    expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000),
+    roles: d.roles,
+  };
+}
 
 /** A send's fee before its Reserve (recorded with RECEIVED; the acceptance writes the reserved one). */
 function unknownFee(ivaApplicable: boolean): FeeBreakdown {

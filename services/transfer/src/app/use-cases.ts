@@ -17,6 +17,7 @@ import { VerifyCounterparty } from './verify-counterparty.js';
 import { CounterpartyQueries } from './counterparty-queries.js';
 import { CounterpartyVerifier, type CounterpartyDeps } from './counterparty-verifier.js';
 import { ApplyPrenoteCallback } from './prenote-callback.js';
+import { CancelPolicy, PolicyQueries, ProposePolicy, SignPolicy, type PolicyDeps } from './approval-policies.js';
 import { QuoteTransfer } from './quote.js';
 import { ResolveKey } from './resolve-key.js';
 import { SendTransfer } from './send-transfer.js';
@@ -109,4 +110,16 @@ export function counterpartyUseCases(deps: CounterpartyDeps): CounterpartyUseCas
     prenoteCallback: new ApplyPrenoteCallback(deps, verifier),
     verifier,
   };
+}
+
+export interface PolicyUseCases {
+  queries: PolicyQueries;
+  propose: ProposePolicy;
+  sign: SignPolicy;
+  cancel: CancelPolicy;
+}
+
+/** Approval policies (docs/policies.md): read, and changed by the company's ADMINs with quorum and delay. */
+export function policyUseCases(deps: PolicyDeps): PolicyUseCases {
+  return { queries: new PolicyQueries(deps), propose: new ProposePolicy(deps), sign: new SignPolicy(deps), cancel: new CancelPolicy(deps) };
 }

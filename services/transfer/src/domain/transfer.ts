@@ -1,3 +1,4 @@
+import type { ApproverRole, PolicyDecision } from './approval-policy.js';
 import type { KeyType } from './keys.js';
 import type { Rail } from './rails.js';
 
@@ -77,6 +78,8 @@ export interface ApprovalRef {
   id: string;
   threshold: number;
   expiresAt: Date;
+  /** The roles whose signatures count (absent: ADMIN and OPERATOR). */
+  roles?: ApproverRole[];
 }
 
 /** An approval as decided so far (a multi-signature send's or a bulk payout's): signatures and decision. */
@@ -166,6 +169,8 @@ export interface TransferRecord {
    * callback, sweeper resumptions and status lookups, each in a trace of its own, link to it.
    */
   traceparent?: string | null;
+  /** What the company's approval policy decided for it (docs/policies.md); null on transfers from before policies. */
+  policyDecision?: PolicyDecision | null;
 }
 
 /** What the wallet is debited: amount + fee + IVA (CONTRACT §2). */

@@ -4,6 +4,7 @@ import { ACH_ACCOUNT_TYPES, netAmount } from '../domain/rails.js';
 import { itemStatus, type BatchItemRecord } from '../domain/batch.js';
 import { batchToProto } from '../app/batch-events.js';
 import { publicStatus, type Destination, type TransferRecord } from '../domain/transfer.js';
+import type { PolicyDecision } from '../domain/approval-policy.js';
 import type { AmlEntry, ApprovalView } from '../app/ports.js';
 import type { CompanyProfile, SendInput } from '../app/send-input.js';
 
@@ -53,6 +54,7 @@ export function sendFromProto(r: transferV1.SendRequest, ctx: CallContext): Send
     company: companyOf(ctx),
     requestHash: r.requestHash,
     idempotencyKey: r.idempotencyKey,
+    counterpartyId: r.counterpartyId,
   };
 }
 
@@ -75,6 +77,20 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
     threshold: t.approval?.threshold ?? 0,
     ...(t.approval ? { approvalId: t.approval.id, expiresAt: t.approval.expiresAt } : {}),
     ...(t.batchId ? { batchId: t.batchId } : {}),
+    ...(t.policyDecision ? { policyDecision: policyDecisionToProto(t.policyDecision) } : {}),
+    approvalRoles: t.approval ? (t.approval.roles ?? ['ADMIN', 'OPERATOR']) : [],
+  };
+}
+
+export function policyDecisionToProto(d: PolicyDecision): transferV1.PolicyDecision {
+  return {
+    policyVersion: d.policyVersion,
+    ...(d.ruleId ? { ruleId: d.ruleId } : {}),
+    action: d.action,
+    approvals: d.approvals,
+    roles: d.roles,
+    ...(d.code ? { code: d.code } : {}),
+    ...(d.message ? { message: d.message } : {}),
   };
 }
 

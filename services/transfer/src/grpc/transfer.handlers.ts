@@ -3,7 +3,9 @@ import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
 import { amlToProto, approvalToProto, batchItemToProto, batchToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
-import type { BatchUseCases, CounterpartyUseCases } from '../app/use-cases.js';
+import type { BatchUseCases, CounterpartyUseCases, PolicyUseCases } from '../app/use-cases.js';
+import { signerOf as validSigner } from '../app/approvals.js';
+import { EMPTY_VERSION, policyStateToProto, policyVersionToProto } from './policy-mappers.js';
 import { counterpartyToProto } from '../app/counterparty-view.js';
 
 /**
@@ -16,10 +18,15 @@ export function transferHandlers(
   settlements: TransferSettlements,
   batchUseCases?: BatchUseCases,
   counterpartyUseCases?: CounterpartyUseCases,
+  policyUseCases?: PolicyUseCases,
 ): AsyncService<transferV1.TransferServiceServer> {
   const counterparties = (): CounterpartyUseCases => {
     if (!counterpartyUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Las contrapartes no están disponibles en este proceso.');
     return counterpartyUseCases;
+  };
+  const policies = (): PolicyUseCases => {
+    if (!policyUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Las políticas de aprobación no están disponibles en este proceso.');
+    return policyUseCases;
   };
   const batches = (): BatchUseCases => {
     if (!batchUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Los lotes de transferencias no están disponibles en este proceso.');
@@ -102,6 +109,27 @@ export function transferHandlers(
     },
     async verifyCounterparty(req, ctx) {
       return counterpartyToProto(await counterparties().verify.execute(ctx.companyId, req.id));
+    },
+
+    async getApprovalPolicy(_req, ctx) {
+      return policyStateToProto(await policies().queries.state(ctx.companyId, companyOf(ctx).multiSigThreshold));
+    },
+    async listApprovalPolicyVersions(req, ctx) {
+      const r = await policies().queries.list(ctx.companyId, { limit: req.limit, beforeVersion: req.beforeVersion });
+      return { items: r.items.map(policyVersionToProto), ...(r.nextBeforeVersion ? { nextBeforeVersion: r.nextBeforeVersion } : {}) };
+    },
+    async proposeApprovalPolicy(req, ctx) {
+      const signer = validSigner(signerOf(ctx));
+      const input = { documentJson: req.documentJson, note: req.note, precheck: req.precheck };
+      const p = await policies().propose.execute(ctx.companyId, companyOf(ctx).multiSigThreshold, signer, input);
+      // A precheck writes nothing: the answer is the document as it would be proposed (version 0).
+      return p ? policyVersionToProto(p) : { ...EMPTY_VERSION, documentJson: req.documentJson, proposedBy: signer.email };
+    },
+    async signApprovalPolicy(req, ctx) {
+      return policyVersionToProto(await policies().sign.execute(ctx.companyId, validSigner(signerOf(ctx)), { id: req.id, precheck: req.precheck }));
+    },
+    async cancelApprovalPolicy(req, ctx) {
+      return policyVersionToProto(await policies().cancel.execute(ctx.companyId, validSigner(signerOf(ctx)), { id: req.id, precheck: req.precheck }));
     },
 
     async resolveKey(req, ctx) {
@@ -255,4 +283,10 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   updateCounterparty: ['gateway'],
   deleteCounterparty: ['gateway'],
   verifyCounterparty: ['gateway'],
+  // approval policies: read by API clients and dashboard users, changed by dashboard ADMINs (docs/policies.md)
+  getApprovalPolicy: ['gateway'],
+  listApprovalPolicyVersions: ['gateway'],
+  proposeApprovalPolicy: ['gateway'],
+  signApprovalPolicy: ['gateway'],
+  cancelApprovalPolicy: ['gateway'],
 };

@@ -18,6 +18,8 @@ export interface ApprovalRow {
   decided_at: Date | null;
   reject_reason: string | null;
   rejected_by: string | null;
+  /** The roles whose signatures count (null: ADMIN and OPERATOR; docs/policies.md). */
+  roles?: string[] | null;
   /** expires_at <= now() by the database clock. */
   due?: boolean;
 }
@@ -170,20 +172,23 @@ export async function makeDue(tx: PreparedTx, a: Pick<ApprovalRow, 'transfer_id'
 
 /**
  * A signer's signature on a locked, live approval: 'already_signed' (this user signed), 'not_pending'
- * (decided), 'may_sign' (precheck: nothing written), or 'added' with the signatures counted after it.
+ * (decided), 'role_not_allowed' (the approval counts other roles only), 'may_sign' (precheck: nothing
+ * written), or 'added' with the signatures counted after it.
  */
 export async function addSignature(
   tx: PreparedTx,
   a: ApprovalRow,
   signer: Signer,
   precheck: boolean,
-): Promise<{ kind: 'already_signed' | 'not_pending' | 'may_sign' } | { kind: 'added'; count: number }> {
+): Promise<{ kind: 'already_signed' | 'not_pending' | 'may_sign' | 'role_not_allowed' } | { kind: 'added'; count: number }> {
   const [mine] = await tx.query<{ n: number }>('select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [
     a.id,
     signer.userId,
   ]);
   if (mine) return { kind: 'already_signed' };
   if (a.status !== 'PENDING') return { kind: 'not_pending' };
+  // A policy's rule may ask for signatures of some roles only (an ADMIN-only approval).
+  if (a.roles && !a.roles.includes(signer.role)) return { kind: 'role_not_allowed' };
   if (precheck) return { kind: 'may_sign' };
   await tx.query(`insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`, [
     a.id,

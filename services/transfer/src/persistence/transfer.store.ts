@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { MoneyExceptionsTable, TableCopy, centsFromDb, currentTraceparent, isUniqueViolation, type Database, type Logger } from '@wallet/platform';
 import { checkCounterpartyLimits, type Limits } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
+import type { PolicyDecision } from '../domain/approval-policy.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDataProtection } from './data-protection.js';
@@ -56,6 +57,7 @@ export interface TransferRow {
   approval_threshold: number | null;
   approval_expires_at: Date | string | null;
   approved_at: Date | string | null;
+  policy_decision?: PolicyDecision | null;
   release_event: 'failed' | 'rejected' | null;
   rejected_by: string | null;
   created_at: Date | string;
@@ -106,7 +108,12 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     dispatchAttempts: r.dispatch_attempts,
     approval:
       r.approval_id && r.approval_threshold && r.approval_expires_at
-        ? { id: r.approval_id, threshold: r.approval_threshold, expiresAt: date(r.approval_expires_at) }
+        ? {
+            id: r.approval_id,
+            threshold: r.approval_threshold,
+            expiresAt: date(r.approval_expires_at),
+            ...(r.policy_decision?.action === 'REQUIRE_APPROVALS' ? { roles: r.policy_decision.roles } : {}),
+          }
         : null,
     approvedAt: dateOrNull(r.approved_at),
     releaseEvent: r.release_event ?? null,
@@ -117,6 +124,7 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     batchId: r.batch_id ?? null,
     destinationFingerprint: r.destination_fingerprint ?? null,
     traceparent: r.traceparent ?? null,
+    policyDecision: r.policy_decision ?? null,
   };
 }
 
@@ -408,9 +416,9 @@ export class SqlTransferStore implements TransferStore {
              id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
              total_charged, target_name, target_document, counterparty_document, reference, description, destination,
              next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
-             idempotency_key, idempotency_fingerprint, destination_fingerprint, traceparent)
+             idempotency_key, idempotency_fingerprint, destination_fingerprint, traceparent, policy_decision)
            select $1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text, $36::text
+             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text, $36::text, $37::jsonb
              from u where u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
               and (not $33::boolean or exists (select 1 from c where c.transfer_id = $1::uuid))
            returning id),
@@ -455,6 +463,7 @@ export class SqlTransferStore implements TransferStore {
           t.destinationFingerprint ?? null,
           // The trace that recorded it (the Send call): later steps in other traces link to it.
           currentTraceparent() ?? null,
+          t.policyDecision ? JSON.stringify(t.policyDecision) : null,
         ],
       );
     } catch (err) {
@@ -658,9 +667,10 @@ export function transitionStatement(
     patch.fee?.subtotalFee.toString() ?? null,
     patch.fee?.ivaAmount.toString() ?? null,
     patch.fee?.totalCharged.toString() ?? null,
+    patch.approval?.roles ?? null,
     ...(guard ? [guard.rail, guard.unseenCallback] : []),
   ];
-  const guarded = guard ? ` and rail = $34 and not exists (select 1 from transfer.rail_callbacks where event_id = $35)` : '';
+  const guarded = guard ? ` and rail = $35 and not exists (select 1 from transfer.rail_callbacks where event_id = $36)` : '';
   const sql = `with t as (
        update transfer.transfers set
          state = $1,
@@ -704,8 +714,8 @@ export function transitionStatement(
      c as (insert into transfer.rail_callbacks (event_id, transfer_id, rail, status)
            select $20, t.id, t.rail, t.state from t where $20::text is not null
            on conflict (event_id) do nothing),
-     a as (insert into transfer.approvals (id, transfer_id, company_id, threshold, status, expires_at)
-           select $21, t.id, t.company_id, $22::integer, 'PENDING', $23::timestamptz from t where $21::text is not null)
+     a as (insert into transfer.approvals (id, transfer_id, company_id, threshold, status, expires_at, roles)
+           select $21, t.id, t.company_id, $22::integer, 'PENDING', $23::timestamptz, $34::text[] from t where $21::text is not null)
      select * from t`;
   return { sql, params };
 }

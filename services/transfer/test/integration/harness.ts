@@ -201,12 +201,15 @@ export const ctxOf = (companyId?: string, apiKeyId?: string, profile?: CompanyPr
   };
 };
 
-/** The context of a dashboard user of the company (who signs and rejects approvals). */
-export const userCtxOf = (companyId: string, user: { userId: string; email: string; role: string }): CallContext => ({
-  requestId: randomUUID(),
-  companyId,
-  principal: { kind: 'user', companyId, ...user },
-});
+/** The context of a dashboard user of the company (who signs and rejects approvals), with the company's profile as the gateway signs it. */
+export const userCtxOf = (companyId: string, user: { userId: string; email: string; role: string }): CallContext => {
+  const p = profiles.get(companyId);
+  return {
+    requestId: randomUUID(),
+    companyId,
+    principal: { kind: 'user', companyId, ...user, ...(p ? { profile: { ...p, name: 'Empresa de Pruebas S.A.S.' } } : {}) },
+  };
+};
 
 export interface CompanySetup {
   id: string;

@@ -13,6 +13,7 @@ import { Migration0012DispatchClock } from './0012-dispatch-clock.js';
 import { destinationScreening } from './0013-destination-screening.js';
 import { Migration0014TraceContext } from './0014-trace-context.js';
 import { Migration0015Counterparties } from './0015-counterparties.js';
+import { Migration0016ApprovalPolicies } from './0016-approval-policies.js';
 
 /**
  * Every transfer migration, in order. Append only. Made with the service's data protection (key
@@ -35,5 +36,6 @@ export function transferMigrations(protection: TransferDataProtection) {
     destinationScreening(protection),
     Migration0014TraceContext,
     Migration0015Counterparties,
+    Migration0016ApprovalPolicies,
   ];
 }
