@@ -10,6 +10,9 @@ import type { BatchSaga } from './batch-saga.js';
 import { amlScreen, itemAmlAccount, limitKeysOf, limitVerdicts } from './batch-screening.js';
 import type { BatchDeps, TransferDeps } from './deps.js';
 import type { CompanyProfile } from './send-input.js';
+import { thresholdDecision, type PolicyDecision } from '../domain/approval-policy.js';
+import type { BatchVerdict } from './policy-book.js';
+import { approvalOf, policyRefusal } from './send-transfer.js';
 
 /**
  * POST /transfers/batches/{id}/execute (docs/batches.md §3): the re-checks (AML, counterparty limits
@@ -34,18 +37,32 @@ export class ExecuteBatch {
       throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.notExecutable(b.state));
     }
     if (b.state !== 'VALIDATED') return (await deps.batches.summaries([b]))[0]!; // already executed: as it is now
-    // A multi-signature company's batch waits for ONE approval of all its items (opened when the funds are reserved).
-    const approval: ApprovalRef | null =
-      company.multiSigThreshold >= 2
-        ? {
-            id: deps.newApprovalId(),
-            threshold: company.multiSigThreshold,
-            expiresAt: new Date(deps.now().getTime() + deps.settings.approvalTtlSeconds * 1000),
-          }
-        : null;
 
     const items = await deps.batches.executableItems(b.id);
     for (const it of items) it.destinationFingerprint = it.destination ? deps.destinationFingerprint(it.destination) : null;
+    // The approval policy in force now (docs/policies.md "Bulk payouts"): each line, and the total. A
+    // refused total refuses the execution (nothing recorded); the batch waits for ONE approval of all
+    // its items, the strictest any line or the total asks for (opened when the funds are reserved).
+    const now = deps.now();
+    const verdict = await decideBatch(deps, company, b.companyId, items, now);
+    if (verdict.total.action === 'REFUSE') throw policyRefusal(verdict.total);
+    const approval = approvalOf(deps, verdict.combined, now);
+    try {
+      return await this.executeDecided(b, company, items, verdict, approval);
+    } catch (err) {
+      await verdict.release().catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'could not give back the policy day total'));
+      throw err;
+    }
+  }
+
+  private async executeDecided(
+    b: BatchRecord,
+    company: CompanyProfile,
+    items: BatchItemDraft[],
+    verdict: BatchVerdict,
+    approval: ApprovalRef | null,
+  ): Promise<BatchSummary> {
+    const { deps } = this;
     // The fee and IVA of the schedule in force now, at execution, as a single send sent now would pay
     // (validation showed an estimate: the schedule may have changed since). One computation per rail.
     const fees = await executionFees(deps, b, items);
@@ -71,15 +88,21 @@ export class ExecuteBatch {
             refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
             return false;
           });
-          const limited = limitVerdicts(deps, company, amlOk, usage);
+          const allowed = amlOk.filter((it) => {
+            const d = verdict.lines.get(it.seq)!;
+            if (d.action !== 'REFUSE') return true;
+            refusals.push({ seq: it.seq, code: 'POLICY_REFUSED', message: lineRefusalMessage(d) });
+            return false;
+          });
+          const limited = limitVerdicts(deps, company, allowed, usage);
           const picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }> = [];
-          for (const it of amlOk) {
+          for (const it of allowed) {
             const code = limited.get(it.seq);
             if (code) {
               refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message });
               continue;
             }
-            const transfer = transferOf(deps, b, { ...it, fee: fees.get(it.seq)! }, approval);
+            const transfer = transferOf(deps, b, { ...it, fee: fees.get(it.seq)! }, approval, verdict.lines.get(it.seq)!);
             picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
           }
           return { picks, refusals };
@@ -126,7 +149,20 @@ async function executionFees(deps: TransferDeps, b: BatchRecord, items: BatchIte
 }
 
 /** The transfer an item becomes (its own id, RECEIVED, owned by the batch). */
-function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft, approval: ApprovalRef | null): TransferRecord {
+/** The policy's decisions for the executable lines of a batch (each line's rail and destination). */
+async function decideBatch(deps: TransferDeps, company: CompanyProfile, companyId: string, items: BatchItemDraft[], at: Date): Promise<BatchVerdict> {
+  const lines = items.map((it) => ({ seq: it.seq, amount: it.amount, rail: it.rail!, destinationFingerprint: it.destinationFingerprint ?? null }));
+  if (deps.policies) return deps.policies.decideBatch({ companyId, multiSigThreshold: company.multiSigThreshold, lines, at });
+  const decision = thresholdDecision(company.multiSigThreshold);
+  return { lines: new Map(lines.map((l) => [l.seq, decision])), total: decision, combined: decision, release: async () => {} };
+}
+
+/** A line the policy refuses: the catalogue's message with the company's code (and its message). */
+function lineRefusalMessage(d: PolicyDecision): string {
+  return `${new AppError('POLICY_REFUSED').message} (${d.code}${d.message ? `: ${d.message}` : ''})`;
+}
+
+function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft, approval: ApprovalRef | null, decision: PolicyDecision): TransferRecord {
   return {
     id: deps.newId(),
     companyId: b.companyId,
@@ -153,5 +189,6 @@ function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft, appr
     completedAt: null,
     batchId: b.id,
     destinationFingerprint: it.destinationFingerprint ?? (it.destination ? deps.destinationFingerprint(it.destination) : null),
+    policyDecision: decision,
   };
 }

@@ -1,4 +1,12 @@
-import { CompiledPolicy, bogotaClock, policyOf, thresholdDecision, type PolicyDecision, type PolicyFacts } from '../domain/approval-policy.js';
+import {
+  CompiledPolicy,
+  bogotaClock,
+  policyOf,
+  thresholdDecision,
+  type ApproverRole,
+  type PolicyDecision,
+  type PolicyFacts,
+} from '../domain/approval-policy.js';
 import type { Rail } from '../domain/rails.js';
 import type { PolicyStore, PolicyVersionRecord } from './policy-ports.js';
 
@@ -28,6 +36,16 @@ export interface PaymentToDecide {
   at: Date;
 }
 
+export interface BatchVerdict {
+  /** Each line's own decision, by seq. */
+  lines: Map<number, PolicyDecision>;
+  /** The decision for the batch's total. */
+  total: PolicyDecision;
+  /** The approval the batch waits for: the strictest of the total's and the accepted lines'. */
+  combined: PolicyDecision;
+  release: () => Promise<void>;
+}
+
 export interface PolicyVerdict {
   decision: PolicyDecision;
   /** Gives back the payment's share of the day's total when it is refused before it is accepted (no-op when none was claimed). */
@@ -35,6 +53,23 @@ export interface PolicyVerdict {
 }
 
 const NOTHING = async () => {};
+
+/**
+ * The strictest of several decisions that allow or ask for approvals: the most approvals, from the
+ * roles every one of them accepts (ADMIN when they share none); the decision that asked for the most
+ * names the rule. Refusals are handled before (a refused line is refused alone).
+ */
+export function strictest(ds: PolicyDecision[]): PolicyDecision {
+  let top: PolicyDecision | undefined;
+  let roles: ApproverRole[] | undefined;
+  for (const d of ds) {
+    if (d.action !== 'REQUIRE_APPROVALS') continue;
+    if (!top || d.approvals > top.approvals) top = d;
+    roles = roles ? roles.filter((r) => d.roles.includes(r)) : [...d.roles];
+  }
+  if (!top) return ds.find((d) => d.action === 'ALLOW') ?? ds[0]!;
+  return { ...top, roles: roles && roles.length > 0 ? roles : ['ADMIN'] };
+}
 
 /**
  * Which policy version decides a payment, and its decision (docs/policies.md "Which version decides").
@@ -97,6 +132,66 @@ export class PolicyBook {
       return { decision, release: NOTHING };
     }
     return { decision, release };
+  }
+
+  /**
+   * A bulk payout's decisions (docs/policies.md "Bulk payouts"): each line as a payment of its own,
+   * then the batch's total as one payment of the whole amount (once per rail the batch uses, so a
+   * rule on either rail applies), the amount sent today counting the lines in order. The batch
+   * waits for the strictest approval any line or the total asks for (`combined`); a line refused is
+   * refused alone; a refused total refuses the whole batch.
+   */
+  async decideBatch(p: {
+    companyId: string;
+    multiSigThreshold: number;
+    lines: Array<{ seq: number; amount: bigint; rail: Rail; destinationFingerprint: string | null }>;
+    at: Date;
+  }): Promise<BatchVerdict> {
+    const total = p.lines.reduce((s, l) => s + l.amount, 0n);
+    const policy = await this.inForce(p.companyId, p.at);
+    if (!policy) {
+      const decision = thresholdDecision(p.multiSigThreshold);
+      // Without a policy the batch's threshold decides the batch, and each line records it.
+      return { lines: new Map(p.lines.map((l) => [l.seq, decision])), total: decision, combined: decision, release: NOTHING };
+    }
+    const paid = policy.needs.has('firstPayment')
+      ? await this.store.paidBeforeMany(
+          p.companyId,
+          p.lines.flatMap((l) => (l.destinationFingerprint ? [l.destinationFingerprint] : [])),
+        )
+      : new Set<string>();
+    let release = NOTHING;
+    let before = 0n;
+    if (policy.needs.has('cumulativeToday')) {
+      const day = bogotaClock(p.at).date;
+      before = (await this.store.claimDayTotal(p.companyId, day, total)) - total;
+      release = () => this.store.releaseDayTotal(p.companyId, day, total);
+    }
+    const lines = new Map<number, PolicyDecision>();
+    let running = before;
+    for (const l of p.lines) {
+      running += l.amount;
+      lines.set(
+        l.seq,
+        policy.decide({
+          amount: l.amount,
+          rail: l.rail,
+          counterparty: null,
+          at: p.at,
+          firstPayment: l.destinationFingerprint === null || !paid.has(l.destinationFingerprint),
+          cumulativeToday: running,
+        }),
+      );
+    }
+    const rails = [...new Set(p.lines.map((l) => l.rail))];
+    const totals = rails.map((rail) =>
+      policy.decide({ amount: total, rail, counterparty: null, at: p.at, firstPayment: false, cumulativeToday: before + total }),
+    );
+    const refusedTotal = totals.find((d) => d.action === 'REFUSE');
+    const totalDecision = refusedTotal ?? strictest(totals);
+    if (totalDecision.action === 'REFUSE') await release();
+    const accepted = [...lines.values()].filter((d) => d.action !== 'REFUSE');
+    return { lines, total: totalDecision, combined: strictest([totalDecision, ...accepted]), release: totalDecision.action === 'REFUSE' ? NOTHING : release };
   }
 
   /** Forget a company's versions (after a change made by this process). */

@@ -70,6 +70,8 @@ export interface PolicyStore {
    * payment still awaiting its approvals must not make a second one "not the first".
    */
   paidBefore(companyId: string, destinationFingerprint: string): Promise<boolean>;
+  /** `paidBefore` for many destinations at once (a bulk payout's lines): those already paid. */
+  paidBeforeMany(companyId: string, destinationFingerprints: string[]): Promise<Set<string>>;
   /** Adds a send to the company's Bogotá-day total; answers the total with it. */
   claimDayTotal(companyId: string, day: string, amount: bigint): Promise<bigint>;
   /** Gives back what `claimDayTotal` added for a send refused before it was accepted. */

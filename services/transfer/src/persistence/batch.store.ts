@@ -484,16 +484,16 @@ export class SqlBatchStore implements BatchStore {
         const col = <T>(f: (t: TransferRecord, k: number) => T) => ts.map(f);
         await tx.query(
           `with v as (select * from unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
-                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::text[], $24::text[])
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::text[], $24::text[], $26::jsonb[])
                 as v(id, rail, amount, fixed_fee, variable_fee, subtotal_fee, iva_amount, total_charged, target_name, target_document,
-                     counterparty_document, reference, description, destination, sealed, masked, destination_fingerprint)),
+                     counterparty_document, reference, description, destination, sealed, masked, destination_fingerprint, policy_decision)),
              t as (insert into transfer.transfers (id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee,
                 iva_applicable, iva_amount, total_charged, target_name, target_document, counterparty_document, reference, description, destination,
                 next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id, approval_id, approval_threshold, approval_expires_at,
-                destination_fingerprint, traceparent)
+                destination_fingerprint, traceparent, policy_decision, approval_roles)
               select v.id, $17, $18, v.rail, 'RECEIVED', v.amount, v.fixed_fee, v.variable_fee, v.subtotal_fee, $19, v.iva_amount, v.total_charged,
                      v.target_name, v.target_document, v.counterparty_document, v.reference, v.description, v.destination, null, now(), v.sealed, v.masked, $20::uuid,
-                     $21::text, $22::integer, $23::timestamptz, v.destination_fingerprint, $25::text
+                     $21::text, $22::integer, $23::timestamptz, v.destination_fingerprint, $25::text, v.policy_decision, $27::text[]
                 from v returning id)
            insert into transfer.state_history (transfer_id, state, reason) select id, 'RECEIVED', 'bulk payout item' from t`,
           [
@@ -523,6 +523,8 @@ export class SqlBatchStore implements BatchStore {
             col((t) => t.destinationFingerprint ?? null),
             // Each item's transfer continues the trace of the execution that made it (else the batch's own).
             currentTraceparent() ?? b.traceparent ?? null,
+            col((t) => (t.policyDecision ? JSON.stringify(t.policyDecision) : null)),
+            approval?.roles ?? null,
           ],
         );
         await tx.query(
@@ -577,7 +579,7 @@ export class SqlBatchStore implements BatchStore {
   async awaitApproval(
     b: BatchRecord,
     awaiting: BatchMove,
-    approval: { id: string; threshold: number; expiresAt: Date },
+    approval: ApprovalRef,
     executionOf: string,
     move: BulkMove,
     rows: TransferMove[],
@@ -593,8 +595,8 @@ export class SqlBatchStore implements BatchStore {
       );
       if (!won[0]) return undefined;
       await tx.query(
-        `insert into transfer.approvals (id, batch_id, company_id, threshold, status, expires_at) values ($1, $2::uuid, $3, $4, 'PENDING', $5::timestamptz)`,
-        [approval.id, b.id, b.companyId, approval.threshold, approval.expiresAt.toISOString()],
+        `insert into transfer.approvals (id, batch_id, company_id, threshold, status, expires_at, roles) values ($1, $2::uuid, $3, $4, 'PENDING', $5::timestamptz, $6::text[])`,
+        [approval.id, b.id, b.companyId, approval.threshold, approval.expiresAt.toISOString(), approval.roles ?? null],
       );
       const st = transitionTransfersStatement(b.id, move, rows, approval.expiresAt.getTime() - Date.now() + itemsLookAfterMs, 'bulk payout awaiting approval');
       await tx.query(st.sql, st.params);

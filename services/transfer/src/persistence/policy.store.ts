@@ -191,6 +191,16 @@ export class SqlPolicyStore implements PolicyStore {
     return rows.length > 0;
   }
 
+  async paidBeforeMany(companyId: string, destinationFingerprints: string[]): Promise<Set<string>> {
+    if (destinationFingerprints.length === 0) return new Set();
+    const rows = await this.db.prepared<{ fp: string }>(
+      `select distinct destination_fingerprint as fp from transfer.transfers
+        where company_id = $1 and destination_fingerprint = any($2::text[]) and state = 'COMPLETED'`,
+      [companyId, [...new Set(destinationFingerprints)]],
+    );
+    return new Set(rows.map((r) => r.fp));
+  }
+
   async claimDayTotal(companyId: string, day: string, amount: bigint): Promise<bigint> {
     const [row] = await this.db.prepared<{ total: string }>(
       `insert into transfer.policy_day_totals (company_id, day, sent_cents) values ($1, $2::date, $3::bigint)

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { MoneyExceptionsTable, TableCopy, centsFromDb, currentTraceparent, isUniqueViolation, type Database, type Logger } from '@wallet/platform';
 import { checkCounterpartyLimits, type Limits } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
-import type { PolicyDecision } from '../domain/approval-policy.js';
+import type { ApproverRole, PolicyDecision } from '../domain/approval-policy.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDataProtection } from './data-protection.js';
@@ -58,6 +58,7 @@ export interface TransferRow {
   approval_expires_at: Date | string | null;
   approved_at: Date | string | null;
   policy_decision?: PolicyDecision | null;
+  approval_roles?: ApproverRole[] | null;
   release_event: 'failed' | 'rejected' | null;
   rejected_by: string | null;
   created_at: Date | string;
@@ -112,7 +113,7 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
             id: r.approval_id,
             threshold: r.approval_threshold,
             expiresAt: date(r.approval_expires_at),
-            ...(r.policy_decision?.action === 'REQUIRE_APPROVALS' ? { roles: r.policy_decision.roles } : {}),
+            ...(r.approval_roles ? { roles: r.approval_roles } : {}),
           }
         : null,
     approvedAt: dateOrNull(r.approved_at),
@@ -416,9 +417,9 @@ export class SqlTransferStore implements TransferStore {
              id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
              total_charged, target_name, target_document, counterparty_document, reference, description, destination,
              next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
-             idempotency_key, idempotency_fingerprint, destination_fingerprint, traceparent, policy_decision)
+             idempotency_key, idempotency_fingerprint, destination_fingerprint, traceparent, policy_decision, approval_roles)
            select $1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text, $36::text, $37::jsonb
+             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text, $36::text, $37::jsonb, $38::text[]
              from u where u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
               and (not $33::boolean or exists (select 1 from c where c.transfer_id = $1::uuid))
            returning id),
@@ -464,6 +465,7 @@ export class SqlTransferStore implements TransferStore {
           // The trace that recorded it (the Send call): later steps in other traces link to it.
           currentTraceparent() ?? null,
           t.policyDecision ? JSON.stringify(t.policyDecision) : null,
+          t.approval?.roles ?? null,
         ],
       );
     } catch (err) {

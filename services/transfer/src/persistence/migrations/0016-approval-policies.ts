@@ -8,7 +8,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   one PROPOSED per company. The version in force at an instant is the highest APPROVED one whose
  *   `effective_at` has passed. `approval_policy_signatures`: who signed a version, once each.
  * - `transfers.policy_decision`: what the policy decided for the send (version, rule, outcome),
- *   recorded with the transfer in the statement that creates it.
+ *   recorded with the transfer in the statement that creates it; `approval_roles`: the roles whose
+ *   signatures its approval counts (a bulk payout's items: the batch's, the strictest of its lines').
  * - `approvals.roles`: the roles whose signatures count (null: ADMIN and OPERATOR, as before); a
  *   rule may ask for a single approval, so the threshold's floor is now 1.
  * - `policy_day_totals`: per company and Bogotá day, the amount of the sends a policy with a
@@ -48,6 +49,7 @@ export class Migration0016ApprovalPolicies extends Migration {
         primary key (policy_id, user_id)
       )`);
     this.addSql(`alter table transfer.transfers add column if not exists policy_decision jsonb`);
+    this.addSql(`alter table transfer.transfers add column if not exists approval_roles text[]`);
     this.addSql(`alter table transfer.approvals add column if not exists roles text[]`);
     this.addSql(`alter table transfer.approvals drop constraint if exists approvals_threshold_check`);
     this.addSql(`alter table transfer.approvals add constraint approvals_threshold_check check (threshold >= 1)`);
@@ -65,6 +67,7 @@ export class Migration0016ApprovalPolicies extends Migration {
     this.addSql(`alter table transfer.approvals drop constraint if exists approvals_threshold_check`);
     this.addSql(`alter table transfer.approvals add constraint approvals_threshold_check check (threshold >= 2) not valid`);
     this.addSql(`alter table transfer.approvals drop column if exists roles`);
+    this.addSql(`alter table transfer.transfers drop column if exists approval_roles`);
     this.addSql(`alter table transfer.transfers drop column if exists policy_decision`);
     this.addSql('drop table if exists transfer.approval_policy_signatures');
     this.addSql('drop table if exists transfer.approval_policies');
