@@ -58,6 +58,7 @@ import { collectKeyRoutes } from './api/collect-keys/collect-keys.routes.js';
 import { adminCollectKeyRoutes } from './api/admin/collect-keys/collect-keys.routes.js';
 import { depositRoutes } from './api/deposits/deposits.routes.js';
 import { cobroRoutes } from './api/cobros/cobros.routes.js';
+import { counterpartyRoutes } from './api/counterparties/counterparties.routes.js';
 import { adminAmlRoutes } from './api/admin/aml/aml.routes.js';
 import { adminExceptionsRoutes } from './api/admin/exceptions/exceptions.routes.js';
 import { adminReconciliationRoutes } from './api/admin/reconciliations/reconciliations.routes.js';
@@ -229,6 +230,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...collectKeyRoutes(collectKey),
     ...depositReturnRoutes(collectKey, deposit),
     ...cobroRoutes(deposit),
+    ...counterpartyRoutes(transfer),
     ...adminCollectKeyRoutes(collectKey),
     ...dictionaryRoutes(),
     ...webhookRoutes(transfer, deposit, collectKey),

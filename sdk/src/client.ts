@@ -13,6 +13,9 @@ import type {
   CollectKey,
   CollectKeyQr,
   CollectKeyRequest,
+  Counterparty,
+  CounterpartyRequest,
+  CounterpartyUpdate,
   Deposit,
   Movement,
   PseDeposit,
@@ -78,6 +81,7 @@ export class WalletClient {
   readonly deposits: Deposits;
   readonly collectKeys: CollectKeys;
   readonly cobros: Cobros;
+  readonly counterparties: Counterparties;
   readonly webhooks: Webhooks;
   readonly dictionaries: Dictionaries;
 
@@ -100,6 +104,7 @@ export class WalletClient {
     this.deposits = new Deposits(ctx);
     this.collectKeys = new CollectKeys(ctx);
     this.cobros = new Cobros(ctx);
+    this.counterparties = new Counterparties(ctx);
     this.webhooks = new Webhooks(ctx);
     this.dictionaries = new Dictionaries(ctx);
   }
@@ -387,6 +392,41 @@ class Cobros extends Resource {
   attachPayment(id: string, depositId: string, opts?: CallOptions): Promise<Cobro> {
     return this.t.run('attachCobroPayment', opts, (init: Init) =>
       this.api.POST('/cobros/{id}/payments', { params: { path: { id } }, body: { depositId }, ...init }),
+    );
+  }
+}
+
+class Counterparties extends Resource {
+  /**
+   * Saves a payee (a Bre-B key with its holder, or a bank account) and starts its verification
+   * (docs/counterparties.md): a key is usually decided in the answer, an account's prenote later. Carries an Idempotency-Key.
+   */
+  create(body: CounterpartyRequest, opts?: CallOptions): Promise<Counterparty> {
+    return this.t.run('createCounterparty', opts, (init: Init) => this.api.POST('/counterparties', { body, ...init }));
+  }
+  /** Your counterparties, newest first, by tag, verification status or rail (every page fetched as you iterate). */
+  list(query: ListQuery<'listCounterparties'> = {}, opts?: CallOptions): Paginator<Counterparty> {
+    return new Paginator<Counterparty>((cursor) =>
+      this.t.run('listCounterparties', opts, (init: Init) =>
+        this.api.GET('/counterparties', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
+    );
+  }
+  get(id: string, opts?: CallOptions): Promise<Counterparty> {
+    return this.t.run('getCounterparty', opts, (init: Init) => this.api.GET('/counterparties/{id}', { params: { path: { id } }, ...init }));
+  }
+  /** Changes the fields given; a new key, account or holder starts a new verification. */
+  update(id: string, body: CounterpartyUpdate, opts?: CallOptions): Promise<Counterparty> {
+    return this.t.run('updateCounterparty', opts, (init: Init) => this.api.PATCH('/counterparties/{id}', { params: { path: { id } }, body, ...init }));
+  }
+  /** Deletes it (answers it as it was). */
+  delete(id: string, opts?: CallOptions): Promise<Counterparty> {
+    return this.t.run('deleteCounterparty', opts, (init: Init) => this.api.DELETE('/counterparties/{id}', { params: { path: { id } }, ...init }));
+  }
+  /** Verifies it again (a decided one); while one is PENDING the API answers 409 COUNTERPARTY_VERIFICATION_IN_PROGRESS. */
+  verify(id: string, opts?: CallOptions): Promise<Counterparty> {
+    return this.t.run('verifyCounterparty', opts, (init: Init) =>
+      this.api.POST('/counterparties/{id}/verify', { params: { path: { id } }, body: {}, ...init }),
     );
   }
 }

@@ -23,6 +23,15 @@ const SEND = {
   reference: 'factura-1',
 };
 const TRANSFER = { id: '7f0c7a52-5d3e-4c59-9d43-1f1f3b6c8e11', status: 'PENDING' };
+const ACCOUNT = {
+  bankId: 1,
+  accountTypeId: 20 as const,
+  accountNumber: '12345678901',
+  documentTypeId: 1 as const,
+  documentNumber: '1020304050',
+  holderFirstName: 'Ana',
+  holderLastName: 'Pérez',
+};
 const err = (status: number, error: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Reply => ({
   status,
   json: { error, message: `mensaje de ${error}`, ...extra },
@@ -252,6 +261,41 @@ describe('WalletClient against a real HTTP server', () => {
     expect(f.seen.map((s) => s.query.get('cursor'))).toEqual(['', 'n']);
   });
 
+  it('counterparties: a create retried after a 503 keeps its Idempotency-Key and body; verify posts {}; the 409 of a verification in progress is thrown as is', async () => {
+    const CPTY = { id: 'cpty_aaaaaaaaaaaaaaaaaaaaaaaa', verification: { status: 'PENDING' } };
+    const f = await serve((req, n) => {
+      if (req.method === 'POST' && req.path === '/counterparties') return n === 1 ? err(503, 'SERVICE_UNAVAILABLE') : { status: 201, json: CPTY };
+      if (req.path.endsWith('/verify')) return err(409, 'COUNTERPARTY_VERIFICATION_IN_PROGRESS');
+      return { status: 200, json: req.query.get('cursor') ? { items: [{ id: 'c2' }], nextCursor: null } : { items: [{ id: 'c1' }], nextCursor: 'n' } };
+    });
+    const { client } = clientOn(f);
+    const body = { name: 'Proveedor', bankAccount: ACCOUNT, tags: ['nomina'] };
+    expect(await client.counterparties.create(body)).toEqual(CPTY);
+    const [a, b] = f.seen as [Seen, Seen];
+    expect(a.headers['idempotency-key']).toMatch(UUID);
+    expect(b.headers['idempotency-key']).toBe(a.headers['idempotency-key']);
+    expect(JSON.parse(b.body)).toEqual(body);
+
+    const refused = await client.counterparties.verify(CPTY.id).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(WalletApiError);
+    expect(refused).toMatchObject({ status: 409, error: 'COUNTERPARTY_VERIFICATION_IN_PROGRESS' });
+    const verify = f.seen[2]!;
+    expect([verify.method, verify.path, verify.body, verify.headers['idempotency-key']]).toEqual([
+      'POST',
+      `/counterparties/${CPTY.id}/verify`,
+      '{}',
+      undefined,
+    ]);
+    expect(f.seen).toHaveLength(3);
+
+    const listed = await client.counterparties.list({ tag: 'nomina', rail: 'ACH' }).toArray();
+    expect(listed.map((c) => c.id)).toEqual(['c1', 'c2']);
+    expect(f.seen.slice(3).map((s) => [s.query.get('tag'), s.query.get('rail'), s.query.get('cursor')])).toEqual([
+      ['nomina', 'ACH', null],
+      ['nomina', 'ACH', 'n'],
+    ]);
+  });
+
   it('a cursor the API hands back twice stops the iteration instead of looping', async () => {
     const f = await serve(() => ({ status: 200, json: { items: [{ id: 'x' }], nextCursor: 'same' } }));
     const { client } = clientOn(f);
@@ -328,6 +372,12 @@ describe('WalletClient against a real HTTP server', () => {
       ['setCobroSettings', () => client.cobros.setSettings({ amountToleranceCents: 100, amountToleranceBps: 0 })],
       ['listUnmatchedPayments', () => client.cobros.unmatchedPayments().toArray()],
       ['attachCobroPayment', () => client.cobros.attachPayment(id, 'dep_000000000000000000000000')],
+      ['createCounterparty', () => client.counterparties.create({ name: 'Proveedor', bankAccount: ACCOUNT })],
+      ['listCounterparties', () => client.counterparties.list({ status: 'VERIFIED' }).toArray()],
+      ['getCounterparty', () => client.counterparties.get(id)],
+      ['updateCounterparty', () => client.counterparties.update(id, { tags: ['nomina'] })],
+      ['deleteCounterparty', () => client.counterparties.delete(id)],
+      ['verifyCounterparty', () => client.counterparties.verify(id)],
       ['assignBrebDeposit', () => client.deposits.assign(id, {})],
       ['returnBrebDeposit', () => client.deposits.return(id, {})],
       ['createDepositReturn', () => client.deposits.createReturn(id, { reason: 'OVERPAYMENT', amountCents: 100 })],

@@ -18,6 +18,7 @@ const CREATING = [
   'createPseDeposit',
   'createCollectKey',
   'createCobro',
+  'createCounterparty',
   'createWebhookEndpoint',
 ];
 

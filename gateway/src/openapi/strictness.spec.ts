@@ -4,6 +4,7 @@ import addFormatsModule from 'ajv-formats';
 import { AppError } from '@wallet/platform';
 import { parseOrThrow } from '../http/validation.js';
 import { SendBody } from '../api/transfers/schemas.js';
+import { CreateCounterpartyBody, UpdateCounterpartyBody } from '../api/counterparties/schemas.js';
 import { CreateCollectKeyBody } from '../api/collect-keys/collect-keys.routes.js';
 import { TransactionsQuery } from '../api/wallets/transactions.routes.js';
 import { CreatePseDepositBody } from '../api/deposits/deposits.routes.js';
@@ -125,6 +126,58 @@ describe('the OpenAPI document is as strict as the server', () => {
       for (const r of send.oneOf) expect(doc.components.schemas[r.$ref.split('/').pop()].additionalProperties).toBe(false);
       expect(doc.components.schemas.SendToBrebKeyRequest.required).toEqual(expect.arrayContaining(['amount', 'destination', 'targetName']));
       expect(doc.components.schemas.SendToBankAccountRequest.required).not.toContain('targetName');
+    });
+  });
+
+  describe('counterparties: exactly one destination, the holder with a Bre-B key only (oneOf of two closed variants)', () => {
+    const create = validatorOf('/components/schemas/CreateCounterpartyRequest');
+    const update = validatorOf('/components/schemas/UpdateCounterpartyRequest');
+    const brebKey = { keyType: 'PHONE', keyValue: '3001234567' };
+    const holder = { documentTypeId: 1, documentNumber: '1020304050', holderName: 'Ana Pérez' };
+    const bankAccount = {
+      bankId: 1,
+      accountTypeId: 20,
+      accountNumber: '123456789',
+      documentTypeId: 1,
+      documentNumber: '1020304050',
+      holderFirstName: 'Ana',
+      holderLastName: 'Pérez',
+    };
+    const valid: Array<[string, Json]> = [
+      ['a Bre-B key with its holder', { name: 'Ana', brebKey, ...holder }],
+      ['a Bre-B key of AUTO type, tags', { name: 'Ana', brebKey: { keyValue: '@ana' }, ...holder, tags: ['a', 'b-2', 'c_3'] }],
+      ['a bank account', { name: 'Ana', bankAccount }],
+      ['a bank account, ten tags', { name: 'Ana', bankAccount, tags: Array.from({ length: 10 }, (_, i) => `t${i}`) }],
+    ];
+    const invalid: Array<[string, Json]> = [
+      ['no destination', { name: 'Ana', ...holder }],
+      ['both destinations', { name: 'Ana', brebKey, bankAccount, ...holder }],
+      ['a Bre-B key without its holder name', { name: 'Ana', brebKey, documentTypeId: 1, documentNumber: '1020304050' }],
+      ['a bank account with a holder at the top', { name: 'Ana', bankAccount, holderName: 'Ana Pérez' }],
+      ['no name', { bankAccount }],
+      ['a name of 121 characters', { name: 'n'.repeat(121), bankAccount }],
+      ['eleven tags', { name: 'Ana', bankAccount, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }],
+      ['an upper-case tag', { name: 'Ana', bankAccount, tags: ['Mayus'] }],
+      ['a document type of 2', { name: 'Ana', brebKey, ...holder, documentTypeId: 2 }],
+      ['an unknown field', { name: 'Ana', bankAccount, alias: 'x' }],
+    ];
+    it.each(valid)('create, %s: valid per the document and accepted', (_name, body) => {
+      expect(create(body)).toBe(true);
+      expect(accepts(CreateCounterpartyBody, body)).toBe(true);
+    });
+    it.each(invalid)('create, %s: invalid per the document and refused', (_name, body) => {
+      expect(create(body)).toBe(false);
+      expect(accepts(CreateCounterpartyBody, body)).toBe(false);
+    });
+    it('update: at least one field, at most one destination, in the document and on the server', () => {
+      for (const body of [{ name: 'Otro' }, { tags: [] }, { brebKey }, { bankAccount }, { holderName: 'Ana' }]) {
+        expect(update(body)).toBe(true);
+        expect(accepts(UpdateCounterpartyBody, body)).toBe(true);
+      }
+      for (const body of [{}, { brebKey, bankAccount }, { name: '' }, { tags: ['A'] }, { replaceTags: true }]) {
+        expect(update(body)).toBe(false);
+        expect(accepts(UpdateCounterpartyBody, body)).toBe(false);
+      }
     });
   });
 

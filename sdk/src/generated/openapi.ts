@@ -894,6 +894,106 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/counterparties': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your counterparties, newest first (cursor pagination), by tag, verification status or rail
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listCounterparties'];
+    put?: never;
+    /**
+     * Save a payee (a Bre-B key or a bank account) and start its verification
+     * @description 201 with the counterparty. Its verification starts at once: a Bre-B key is looked up in the directory and its holder compared with the name and document given (the answer is usually already `VERIFIED` or `FAILED`; `PENDING` if the directory did not answer, retried later); a bank account gets an ACH prenote (`PENDING` until the bank answers, typically minutes). Poll GET /counterparties/{id} or subscribe to the webhooks `counterparty.verified` and `counterparty.verification_failed`.
+     *
+     *     **Idempotency-Key** is bound to the counterparty it creates, for good: the same key and body answer that counterparty again (201, `Idempotent-Replayed: true` within 24 h), another body 409 `IDEMPOTENCY_KEY_REUSED`. After an unknown outcome (5xx, a time-out) retry with the same key and body at once.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
+     *
+     *     Rate class: **Resolve key** (30/min by default).
+     */
+    post: operations['createCounterparty'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/counterparties/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One counterparty with its verification
+     * @description Another company's counterparty, a deleted one and a malformed id answer 404 `COUNTERPARTY_NOT_FOUND`.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getCounterparty'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a counterparty (answers it as it was)
+     * @description It is no longer listed or found, and a verification in flight is no longer looked at. Another company's counterparty, a deleted one and a malformed id answer 404 `COUNTERPARTY_NOT_FOUND`.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    delete: operations['deleteCounterparty'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a counterparty: name, tags, key, account or holder
+     * @description Only the fields given change. A new key, account or holder document or name starts a new verification at once, as a create does (`PENDING`, or already decided for a key): the old result is forgotten, and a late answer to an old prenote is ignored. A new name or tags keep the verification. Another company's counterparty, a deleted one and a malformed id answer 404 `COUNTERPARTY_NOT_FOUND`.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Resolve key** (30/min by default).
+     */
+    patch: operations['updateCounterparty'];
+    trace?: never;
+  };
+  '/counterparties/{id}/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Verify a counterparty again
+     * @description A new verification of a VERIFIED, FAILED or UNVERIFIED counterparty, run as at creation: 200 when it is already decided (a Bre-B key: the directory answered), 202 while it is `PENDING` (an ACH prenote). While one is under way: 409 `COUNTERPARTY_VERIFICATION_IN_PROGRESS`. Another company's counterparty, a deleted one and a malformed id answer 404 `COUNTERPARTY_NOT_FOUND`.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Resolve key** (30/min by default).
+     */
+    post: operations['verifyCounterparty'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dictionaries/banks/ach': {
     parameters: {
       query?: never;
@@ -1594,6 +1694,102 @@ export interface components {
       };
       reused: boolean;
     };
+    Counterparty: {
+      /** @description `cpty_…` */
+      id: string;
+      name: string;
+      /** @enum {string} */
+      rail: 'BREB' | 'ACH';
+      /** @description BREB: the key (its type as detected). null for ACH. */
+      brebKey: {
+        /** @enum {string} */
+        keyType: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC';
+        keyValue: string;
+      } | null;
+      /** @description ACH: the account, its number masked. null for BREB. */
+      bankAccount: {
+        bankId: number;
+        bankName: string;
+        /** @description 20 Ahorros, 21 Corriente, 22 Depósito electrónico. */
+        accountTypeId: 20 | 21 | 22;
+        /** @description The last four digits only (`****1234`): the full number is never answered. */
+        accountNumberMasked: string;
+      } | null;
+      /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
+      documentTypeId: 1 | 4 | 5 | 8;
+      documentNumber: string;
+      /** @description The holder's name (ACH: the account holder's first and last names). */
+      holderName: string;
+      tags: string[];
+      verification: components['schemas']['CounterpartyVerification'];
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      updatedAt: string;
+      /** @description Goes up by one on every change. */
+      version: number;
+    };
+    /** @description A bank account (ACH), as a send takes it (`destination.bankAccount` of POST /transfers/send): it carries the holder (document and names). `bankId`: an id from GET /dictionaries/banks/ach. */
+    CounterpartyBankAccountInput: {
+      /** @description An id from GET /dictionaries/banks/ach. */
+      bankId: number;
+      /** @description 20 Ahorros, 21 Corriente, 22 Depósito electrónico. */
+      accountTypeId: 20 | 21 | 22;
+      accountNumber: string;
+      /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
+      documentTypeId: 1 | 4 | 5 | 8;
+      documentNumber: string;
+      holderFirstName: string;
+      holderLastName: string;
+    };
+    /** @description A Bre-B key. `keyType` AUTO (the default) detects it from the value. */
+    CounterpartyBrebKeyInput: {
+      /**
+       * @description Default: `"AUTO"`.
+       * @enum {string}
+       */
+      keyType?: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC' | 'AUTO';
+      /** @description Phone (10 digits starting with 3), e-mail, alias (3-40 alphanumerics, optional @) or document (5-15 digits). */
+      keyValue: string;
+    };
+    CounterpartyPage: {
+      items: components['schemas']['Counterparty'][];
+      nextCursor: string | null;
+    };
+    CounterpartyVerification: {
+      /**
+       * @description `PENDING` while the directory lookup (BREB) or the prenote (ACH) is under way; `VERIFIED` or `FAILED` once decided (webhooks `counterparty.verified`, `counterparty.verification_failed`).
+       * @enum {string}
+       */
+      status: 'UNVERIFIED' | 'PENDING' | 'VERIFIED' | 'FAILED';
+      /**
+       * @description `DIRECTORY` (BREB: the Bre-B directory) or `PRENOTE` (ACH: a zero-value prenote to the bank).
+       * @enum {string}
+       */
+      method: 'DIRECTORY' | 'PRENOTE';
+      /** @description FAILED: `KEY_NOT_FOUND`, `KEY_INACTIVE`, `INVALID_KEY`, `NAME_MISMATCH`, `DOCUMENT_MISMATCH` (BREB) or the rail's return code (ACH, `R02`…`R17`). */
+      reasonCode: string | null;
+      /** @description FAILED: why, in Spanish. */
+      reason: string | null;
+      /** @description When the current verification attempt started. */
+      requestedAt: string | null;
+      /** @description When it was decided (VERIFIED or FAILED). */
+      decidedAt: string | null;
+    };
+    /** @description A payee with a bank account (ACH): the account carries its holder. */
+    CreateAchCounterpartyRequest: {
+      /** @description What you call this payee (1-120 characters). */
+      name: string;
+      bankAccount: components['schemas']['CounterpartyBankAccountInput'];
+      /** @description Your labels: at most 10, each 1-32 of [a-z0-9_-]; duplicates are dropped. */
+      tags?: string[];
+    };
     CreateBatchRequest: {
       /** @description Makes the request idempotent for good: the same request → that batch; another → 409 REFERENCE_CONFLICT. */
       reference?: string;
@@ -1605,6 +1801,20 @@ export interface components {
       mode?: 'all' | 'valid_only';
       /** @description 1..10000 items, each exactly what POST /transfers/send takes (more → 422 VALIDATION_ERROR). An item that is not a valid send does not fail the request: it comes back as an invalid item. */
       items: (components['schemas']['SendTransferRequest'] | unknown)[];
+    };
+    /** @description A payee with a Bre-B key: the holder's document and name are required (the directory lookup compares them). */
+    CreateBrebCounterpartyRequest: {
+      /** @description What you call this payee (1-120 characters). */
+      name: string;
+      brebKey: components['schemas']['CounterpartyBrebKeyInput'];
+      /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
+      documentTypeId: 1 | 4 | 5 | 8;
+      /** @description The key holder's document number (3-32 letters, digits, dots, hyphens or spaces). */
+      documentNumber: string;
+      /** @description The key holder's name as the Bre-B directory names them (compared as a send compares it). */
+      holderName: string;
+      /** @description Your labels: at most 10, each 1-32 of [a-z0-9_-]; duplicates are dropped. */
+      tags?: string[];
     };
     /** @description A fixed amount (`amountCents`), a range (`minAmountCents` and `maxAmountCents`), or neither (an open amount). */
     CreateCobroRequest:
@@ -1621,6 +1831,8 @@ export interface components {
       /** @description An alias: `@` followed by 3-40 letters or digits. Omitted: an alias `@` + 10 lowercase alphanumerics is generated. */
       keyValue?: string;
     };
+    /** @description Exactly one destination: `brebKey` (with the holder's `documentTypeId`, `documentNumber` and `holderName`) or `bankAccount` (which carries its holder). */
+    CreateCounterpartyRequest: components['schemas']['CreateBrebCounterpartyRequest'] | components['schemas']['CreateAchCounterpartyRequest'];
     CreateDepositReturnRequest: {
       /** @description Centavos to return (JSON integer). Omitted: everything not yet returned of the payment. */
       amountCents?: number;
@@ -1784,6 +1996,8 @@ export interface components {
         | 'cobro.cancelled'
         | 'batch.validated'
         | 'batch.completed'
+        | 'counterparty.verified'
+        | 'counterparty.verification_failed'
         | 'company.security_changed'
       )[];
       /** @description Default true. */
@@ -2289,6 +2503,23 @@ export interface components {
       items: components['schemas']['UnmatchedPayment'][];
       nextCursor: string | null;
     };
+    /** @description Only the fields given change. A new key, account or holder (document or name) starts a new verification: `verification` goes back to PENDING and the old result is forgotten. A new name or tags keep it. An ACH counterparty changes its holder with a new `bankAccount`. */
+    UpdateCounterpartyRequest: {
+      /** @description What you call this payee (1-120 characters). */
+      name?: string;
+      /** @description A new key (a Bre-B counterparty, or an ACH one moving to Bre-B with its holder fields). */
+      brebKey?: components['schemas']['CounterpartyBrebKeyInput'];
+      /** @description A new account, with its holder (an ACH counterparty changes its holder this way). */
+      bankAccount?: components['schemas']['CounterpartyBankAccountInput'];
+      /** @description A Bre-B counterparty's holder document type. */
+      documentTypeId?: 1 | 4 | 5 | 8;
+      /** @description The key holder's document number (3-32 letters, digits, dots, hyphens or spaces). */
+      documentNumber?: string;
+      /** @description The key holder's name as the Bre-B directory names them (compared as a send compares it). */
+      holderName?: string;
+      /** @description Replaces the tags (`[]` clears them). Omitted: unchanged. */
+      tags?: string[];
+    };
     UpdateWebhookEndpointRequest: {
       /**
        * Format: uri
@@ -2323,12 +2554,15 @@ export interface components {
         | 'cobro.cancelled'
         | 'batch.validated'
         | 'batch.completed'
+        | 'counterparty.verified'
+        | 'counterparty.verification_failed'
         | 'company.security_changed'
       )[];
       enabled?: boolean;
       /** @description `null` clears it. */
       description?: string | null;
     };
+    VerifyCounterpartyRequest: Record<string, never>;
     Wallet: {
       /** @enum {string} */
       rail: 'BREB' | 'ACH';
@@ -11355,6 +11589,1279 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'COBRO_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listCounterparties: {
+    parameters: {
+      query?: {
+        tag?: string;
+        status?: 'UNVERIFIED' | 'PENDING' | 'VERIFIED' | 'FAILED';
+        rail?: 'BREB' | 'ACH';
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of counterparties. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "bankAccount": null,
+           *           "brebKey": {
+           *             "keyType": "PHONE",
+           *             "keyValue": "3005556677"
+           *           },
+           *           "createdAt": "2026-11-29T19:16:57.188000Z",
+           *           "documentNumber": "15504486",
+           *           "documentTypeId": 1,
+           *           "holderName": "CRISTIAN JOSE PARRA CARDONA",
+           *           "id": "cpty_s1891ioskgkr5tyzcj1fcqv7",
+           *           "name": "Proveedor Bre-B",
+           *           "rail": "BREB",
+           *           "tags": [
+           *             "breb"
+           *           ],
+           *           "updatedAt": "2026-11-29T19:16:57.194000Z",
+           *           "verification": {
+           *             "decidedAt": "2026-11-29T19:16:57.194000Z",
+           *             "method": "DIRECTORY",
+           *             "reason": null,
+           *             "reasonCode": null,
+           *             "requestedAt": "2026-11-29T19:16:57.188000Z",
+           *             "status": "VERIFIED"
+           *           },
+           *           "version": 2
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['CounterpartyPage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createCounterparty: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "bankAccount": {
+         *         "accountNumber": "62257188642",
+         *         "accountTypeId": 20,
+         *         "bankId": 1,
+         *         "documentNumber": "1020304050",
+         *         "documentTypeId": 1,
+         *         "holderFirstName": "Ana María",
+         *         "holderLastName": "Pérez Gómez"
+         *       },
+         *       "name": "Proveedor aceptado"
+         *     }
+         */
+        'application/json': components['schemas']['CreateCounterpartyRequest'];
+      };
+    };
+    responses: {
+      /** @description The counterparty, its verification under way or decided. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bankAccount": {
+           *         "accountNumberMasked": "****8642",
+           *         "accountTypeId": 20,
+           *         "bankId": 1,
+           *         "bankName": "Bancolombia"
+           *       },
+           *       "brebKey": null,
+           *       "createdAt": "2026-11-29T19:16:54.820000Z",
+           *       "documentNumber": "1020304050",
+           *       "documentTypeId": 1,
+           *       "holderName": "Ana María Pérez Gómez",
+           *       "id": "cpty_hjf4cca4ebka4138eagbdj2w",
+           *       "name": "Proveedor aceptado",
+           *       "rail": "ACH",
+           *       "tags": [],
+           *       "updatedAt": "2026-11-29T19:16:54.820000Z",
+           *       "verification": {
+           *         "decidedAt": null,
+           *         "method": "PRENOTE",
+           *         "reason": null,
+           *         "reasonCode": null,
+           *         "requestedAt": "2026-11-29T19:16:54.820000Z",
+           *         "status": "PENDING"
+           *       },
+           *       "version": 1
+           *     }
+           */
+          'application/json': components['schemas']['Counterparty'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getCounterparty: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The counterparty. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bankAccount": {
+           *         "accountNumberMasked": "****9517",
+           *         "accountTypeId": 20,
+           *         "bankId": 1,
+           *         "bankName": "Bancolombia"
+           *       },
+           *       "brebKey": null,
+           *       "createdAt": "2026-11-29T19:16:50.378000Z",
+           *       "documentNumber": "1020304050",
+           *       "documentTypeId": 1,
+           *       "holderName": "Ana María Pérez Gómez",
+           *       "id": "cpty_gd88jpu1efffko8z7stls9kn",
+           *       "name": "Proveedor rechazado",
+           *       "rail": "ACH",
+           *       "tags": [
+           *         "proveedores"
+           *       ],
+           *       "updatedAt": "2026-11-29T19:16:54.776000Z",
+           *       "verification": {
+           *         "decidedAt": "2026-11-29T19:16:54.776000Z",
+           *         "method": "PRENOTE",
+           *         "reason": "La identificación del titular no corresponde a la cuenta",
+           *         "reasonCode": "R17",
+           *         "requestedAt": "2026-11-29T19:16:52.698000Z",
+           *         "status": "FAILED"
+           *       },
+           *       "version": 4
+           *     }
+           */
+          'application/json': components['schemas']['Counterparty'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COUNTERPARTY_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  deleteCounterparty: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The deleted counterparty. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bankAccount": null,
+           *       "brebKey": {
+           *         "keyType": "PHONE",
+           *         "keyValue": "3005556677"
+           *       },
+           *       "createdAt": "2026-11-29T19:16:57.188000Z",
+           *       "documentNumber": "15504486",
+           *       "documentTypeId": 1,
+           *       "holderName": "CRISTIAN JOSE PARRA CARDONA",
+           *       "id": "cpty_s1891ioskgkr5tyzcj1fcqv7",
+           *       "name": "Proveedor Bre-B (nuevo)",
+           *       "rail": "BREB",
+           *       "tags": [
+           *         "breb"
+           *       ],
+           *       "updatedAt": "2026-11-29T19:16:57.381000Z",
+           *       "verification": {
+           *         "decidedAt": "2026-11-29T19:16:57.264000Z",
+           *         "method": "DIRECTORY",
+           *         "reason": null,
+           *         "reasonCode": null,
+           *         "requestedAt": "2026-11-29T19:16:57.254000Z",
+           *         "status": "VERIFIED"
+           *       },
+           *       "version": 6
+           *     }
+           */
+          'application/json': components['schemas']['Counterparty'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COUNTERPARTY_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  updateCounterparty: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Proveedor Bre-B (nuevo)"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateCounterpartyRequest'];
+      };
+    };
+    responses: {
+      /** @description The counterparty as it is now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bankAccount": null,
+           *       "brebKey": {
+           *         "keyType": "PHONE",
+           *         "keyValue": "3005556677"
+           *       },
+           *       "createdAt": "2026-11-29T19:16:57.188000Z",
+           *       "documentNumber": "15504486",
+           *       "documentTypeId": 1,
+           *       "holderName": "CRISTIAN JOSE PARRA CARDONA",
+           *       "id": "cpty_s1891ioskgkr5tyzcj1fcqv7",
+           *       "name": "Proveedor Bre-B (nuevo)",
+           *       "rail": "BREB",
+           *       "tags": [
+           *         "breb"
+           *       ],
+           *       "updatedAt": "2026-11-29T19:16:57.319000Z",
+           *       "verification": {
+           *         "decidedAt": "2026-11-29T19:16:57.264000Z",
+           *         "method": "DIRECTORY",
+           *         "reason": null,
+           *         "reasonCode": null,
+           *         "requestedAt": "2026-11-29T19:16:57.254000Z",
+           *         "status": "VERIFIED"
+           *       },
+           *       "version": 5
+           *     }
+           */
+          'application/json': components['schemas']['Counterparty'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COUNTERPARTY_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  verifyCounterparty: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['VerifyCounterpartyRequest'];
+      };
+    };
+    responses: {
+      /** @description The counterparty, its new verification decided. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bankAccount": null,
+           *       "brebKey": {
+           *         "keyType": "PHONE",
+           *         "keyValue": "3005556677"
+           *       },
+           *       "createdAt": "2026-11-29T19:16:57.188000Z",
+           *       "documentNumber": "15504486",
+           *       "documentTypeId": 1,
+           *       "holderName": "CRISTIAN JOSE PARRA CARDONA",
+           *       "id": "cpty_s1891ioskgkr5tyzcj1fcqv7",
+           *       "name": "Proveedor Bre-B",
+           *       "rail": "BREB",
+           *       "tags": [
+           *         "breb"
+           *       ],
+           *       "updatedAt": "2026-11-29T19:16:57.264000Z",
+           *       "verification": {
+           *         "decidedAt": "2026-11-29T19:16:57.264000Z",
+           *         "method": "DIRECTORY",
+           *         "reason": null,
+           *         "reasonCode": null,
+           *         "requestedAt": "2026-11-29T19:16:57.254000Z",
+           *         "status": "VERIFIED"
+           *       },
+           *       "version": 4
+           *     }
+           */
+          'application/json': components['schemas']['Counterparty'];
+        };
+      };
+      /** @description The counterparty, its new verification PENDING. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "bankAccount": {
+           *         "accountNumberMasked": "****9517",
+           *         "accountTypeId": 20,
+           *         "bankId": 1,
+           *         "bankName": "Bancolombia"
+           *       },
+           *       "brebKey": null,
+           *       "createdAt": "2026-11-29T19:16:50.378000Z",
+           *       "documentNumber": "1020304050",
+           *       "documentTypeId": 1,
+           *       "holderName": "Ana María Pérez Gómez",
+           *       "id": "cpty_gd88jpu1efffko8z7stls9kn",
+           *       "name": "Proveedor rechazado",
+           *       "rail": "ACH",
+           *       "tags": [
+           *         "proveedores"
+           *       ],
+           *       "updatedAt": "2026-11-29T19:16:52.698000Z",
+           *       "verification": {
+           *         "decidedAt": null,
+           *         "method": "PRENOTE",
+           *         "reason": null,
+           *         "reasonCode": null,
+           *         "requestedAt": "2026-11-29T19:16:52.698000Z",
+           *         "status": "PENDING"
+           *       },
+           *       "version": 3
+           *     }
+           */
+          'application/json': components['schemas']['Counterparty'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COUNTERPARTY_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `COUNTERPARTY_VERIFICATION_IN_PROGRESS`: La verificación de la contraparte está en curso; espere su resultado antes de pedir otra. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COUNTERPARTY_VERIFICATION_IN_PROGRESS';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
           };
         };
       };

@@ -37,6 +37,7 @@ export * from './text/canonical-json.js';
 export * from './presenters/batch.js';
 export * from './presenters/cobro.js';
 export * from './presenters/collect-key.js';
+export * from './presenters/counterparty.js';
 export * from './presenters/deposit.js';
 export * from './presenters/reconciliation.js';
 export * from './presenters/webhook-event-types.js';

@@ -5,13 +5,28 @@ import type { DepositClient } from '../../clients/deposit-client.js';
 import type { CollectKeyClient } from '../../clients/collect-key-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 
-/** What the rails post (docs/sandbox.md); validated loosely here, the transfer service owns the meaning. */
+/**
+ * What the rails post (docs/sandbox.md): a transfer's outcome, or (ACH) a prenote's outcome, told
+ * apart by `type: "ach.prenote"`. Validated loosely here, the transfer service owns the meaning.
+ */
 const RailCallbackBody = z
-  .object({
-    eventId: z.string().min(1).max(200),
-    transactionId: z.string().min(1).max(200),
-  })
-  .passthrough()
+  .union([
+    z
+      .object({
+        eventId: z.string().min(1).max(200),
+        transactionId: z.string().min(1).max(200),
+      })
+      .passthrough()
+      .meta({ id: 'RailTransferCallback', description: "A transfer's outcome." }),
+    z
+      .object({
+        eventId: z.string().min(1).max(200),
+        type: z.literal('ach.prenote'),
+        prenoteId: z.string().min(1).max(200),
+      })
+      .passthrough()
+      .meta({ id: 'AchPrenoteCallback', description: "An ACH prenote's outcome (a counterparty's verification, docs/counterparties.md)." }),
+  ])
   .meta({ id: 'RailCallback' });
 
 const RAILS = { breb: ledgerV1.Rail.BREB, ach: ledgerV1.Rail.ACH } as const;

@@ -29,6 +29,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'cobro.cancelled',
   'batch.validated',
   'batch.completed',
+  'counterparty.verified',
+  'counterparty.verification_failed',
   'company.security_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -1,5 +1,5 @@
-import { companyEventsV1, depositEventsV1, transferEventsV1 } from '@wallet/proto';
-import { batchToApi } from '@wallet/platform';
+import { companyEventsV1, counterpartyEventsV1, depositEventsV1, transferEventsV1 } from '@wallet/proto';
+import { batchToApi, counterpartyView } from '@wallet/platform';
 import { eventBody, mapSourceEvent, webhookEventId } from './event-types.js';
 
 describe('internal events → public webhook events', () => {
@@ -228,5 +228,47 @@ describe('internal events → public webhook events', () => {
     });
     expect(() => mapSourceEvent({ id: 'x', subject: 'company.security_changed', payload: { summary: 'sin empresa' } })).toThrow();
     expect(mapSourceEvent({ id: 'x', subject: 'company.other', payload: {} })).toEqual([]);
+  });
+
+  it("maps a counterparty's verification to counterparty.verified / verification_failed with the API's counterparty (account masked)", () => {
+    const counterparty = {
+      id: 'cpty_aaaaaaaaaaaaaaaaaaaaaaaa',
+      name: 'Nómina',
+      rail: 'ACH',
+      bankAccount: { bankId: 1, bankName: 'Bancolombia', accountTypeId: 20, accountNumberMasked: '****4517' },
+      documentTypeId: 1,
+      documentNumber: '1020304050',
+      holderName: 'Ana Pérez',
+      tags: [],
+      verification: {
+        status: 'FAILED',
+        method: 'PRENOTE',
+        reasonCode: 'R17',
+        reason: 'La identificación del titular no corresponde a la cuenta',
+        requestedAt: now,
+        decidedAt: now,
+      },
+      createdAt: now,
+      updatedAt: now,
+      version: 3,
+    };
+    const payload = counterpartyEventsV1.CounterpartyEvent.toJSON(
+      counterpartyEventsV1.CounterpartyEvent.fromPartial({ eventId: 'ce', companyId: 'c1', counterparty, occurredAt: now }),
+    );
+    const [e, ...rest] = mapSourceEvent({ id: 'src-c', subject: 'counterparty.verification_failed', payload });
+    expect(rest).toEqual([]);
+    expect(e).toMatchObject({
+      type: 'counterparty.verification_failed',
+      companyId: 'c1',
+      resourceKey: 'counterparty:cpty_aaaaaaaaaaaaaaaaaaaaaaaa',
+      createdAt: now,
+    });
+    expect(e!.data).toEqual(counterpartyView(counterpartyEventsV1.CounterpartyEvent.fromJSON(payload).counterparty!));
+    expect(e!.data).toMatchObject({ bankAccount: { accountNumberMasked: '****4517' }, verification: { status: 'FAILED', reasonCode: 'R17' } });
+    const [v] = mapSourceEvent({ id: 'src-v', subject: 'counterparty.verified', payload });
+    expect(v!.type).toBe('counterparty.verified');
+    expect(v!.id).not.toBe(e!.id);
+    expect(mapSourceEvent({ id: 'src-x', subject: 'counterparty.something_else', payload })).toEqual([]);
+    expect(() => mapSourceEvent({ id: 'src-y', subject: 'counterparty.verified', payload: { companyId: 'c1' } })).toThrow(/counterparty/);
   });
 });

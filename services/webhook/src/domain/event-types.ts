@@ -2,6 +2,7 @@ import {
   batchToApi,
   cobroView,
   collectKeyView,
+  counterpartyView,
   depositReturnView,
   depositView,
   formatInstant,
@@ -17,6 +18,7 @@ import {
   cobroEventsV1,
   collectKeyEventsV1,
   companyEventsV1,
+  counterpartyEventsV1,
   depositEventsV1,
   reconciliationEventsV1,
   transferEventsV1,
@@ -170,6 +172,11 @@ const COBRO_TYPES: Record<string, WebhookEventType> = {
   'cobro.cancelled': 'cobro.cancelled',
 };
 
+const COUNTERPARTY_TYPES: Record<string, WebhookEventType> = {
+  'counterparty.verified': 'counterparty.verified',
+  'counterparty.verification_failed': 'counterparty.verification_failed',
+};
+
 export interface SourceEvent {
   id: string;
   subject: string;
@@ -248,6 +255,15 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     const c = e.cobro;
     if (!c?.id || !e.companyId) throw new Error('cobro event without its cobro or companyId');
     return [make(type, e.companyId, `cobro:${c.id}`, c.id, e.occurredAt, { ...cobroView(c), ...(e.depositId ? { depositId: e.depositId } : {}) })];
+  }
+  if (family === 'counterparty') {
+    // A payee's verification decided (docs/counterparties.md): the counterparty as GET /counterparties/{id} shows it, ordered per counterparty.
+    const type = COUNTERPARTY_TYPES[src.subject];
+    if (!type) return [];
+    const e = counterpartyEventsV1.CounterpartyEvent.fromJSON(src.payload);
+    const c = e.counterparty;
+    if (!c?.id || !e.companyId) throw new Error('counterparty event without its counterparty or companyId');
+    return [make(type, e.companyId, `counterparty:${c.id}`, c.id, e.occurredAt, counterpartyView(c))];
   }
   if (family === 'reconciliation') {
     // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.
