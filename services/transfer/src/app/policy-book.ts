@@ -135,11 +135,11 @@ export class PolicyBook {
   }
 
   /**
-   * A bulk payout's decisions (docs/policies.md "Bulk payouts"): each line as a payment of its own,
-   * then the batch's total as one payment of the whole amount (once per rail the batch uses, so a
-   * rule on either rail applies), the amount sent today counting the lines in order. The batch
-   * waits for the strictest approval any line or the total asks for (`combined`); a line refused is
-   * refused alone; a refused total refuses the whole batch.
+   * A bulk payout's decisions (docs/policies.md "Bulk payouts"): each line as a payment of its own
+   * (the amount sent today counting the lines in order), then the total of the lines it accepts as
+   * one payment of their whole amount (once per rail they use, so a rule on either rail applies). A
+   * line refused is refused alone; a refused total refuses the whole batch; the batch waits for the
+   * strictest approval the total or an accepted line asks for (`combined`).
    */
   async decideBatch(p: {
     companyId: string;
@@ -147,51 +147,47 @@ export class PolicyBook {
     lines: Array<{ seq: number; amount: bigint; rail: Rail; destinationFingerprint: string | null }>;
     at: Date;
   }): Promise<BatchVerdict> {
-    const total = p.lines.reduce((s, l) => s + l.amount, 0n);
     const policy = await this.inForce(p.companyId, p.at);
     if (!policy) {
       const decision = thresholdDecision(p.multiSigThreshold);
       // Without a policy the batch's threshold decides the batch, and each line records it.
       return { lines: new Map(p.lines.map((l) => [l.seq, decision])), total: decision, combined: decision, release: NOTHING };
     }
+    const all = p.lines.reduce((s, l) => s + l.amount, 0n);
     const paid = policy.needs.has('firstPayment')
       ? await this.store.paidBeforeMany(
           p.companyId,
           p.lines.flatMap((l) => (l.destinationFingerprint ? [l.destinationFingerprint] : [])),
         )
       : new Set<string>();
-    let release = NOTHING;
-    let before = 0n;
-    if (policy.needs.has('cumulativeToday')) {
-      const day = bogotaClock(p.at).date;
-      before = (await this.store.claimDayTotal(p.companyId, day, total)) - total;
-      release = () => this.store.releaseDayTotal(p.companyId, day, total);
-    }
+    const day = bogotaClock(p.at).date;
+    const counted = policy.needs.has('cumulativeToday');
+    const before = counted ? (await this.store.claimDayTotal(p.companyId, day, all)) - all : 0n;
     const lines = new Map<number, PolicyDecision>();
     let running = before;
     for (const l of p.lines) {
       running += l.amount;
-      lines.set(
-        l.seq,
-        policy.decide({
-          amount: l.amount,
-          rail: l.rail,
-          counterparty: null,
-          at: p.at,
-          firstPayment: l.destinationFingerprint === null || !paid.has(l.destinationFingerprint),
-          cumulativeToday: running,
-        }),
-      );
+      const firstPayment = l.destinationFingerprint === null || !paid.has(l.destinationFingerprint);
+      lines.set(l.seq, policy.decide({ amount: l.amount, rail: l.rail, counterparty: null, at: p.at, firstPayment, cumulativeToday: running }));
     }
-    const rails = [...new Set(p.lines.map((l) => l.rail))];
-    const totals = rails.map((rail) =>
+    // The total: the lines the policy accepts, as one payment of their whole amount on each rail they use.
+    const accepted = p.lines.filter((l) => lines.get(l.seq)!.action !== 'REFUSE');
+    const total = accepted.reduce((s, l) => s + l.amount, 0n);
+    const release = async (amount: bigint) => {
+      if (counted && amount > 0n) await this.store.releaseDayTotal(p.companyId, day, amount);
+    };
+    await release(all - total); // refused lines are not sent
+    const totals = [...new Set(accepted.map((l) => l.rail))].map((rail) =>
       policy.decide({ amount: total, rail, counterparty: null, at: p.at, firstPayment: false, cumulativeToday: before + total }),
     );
-    const refusedTotal = totals.find((d) => d.action === 'REFUSE');
-    const totalDecision = refusedTotal ?? strictest(totals);
-    if (totalDecision.action === 'REFUSE') await release();
-    const accepted = [...lines.values()].filter((d) => d.action !== 'REFUSE');
-    return { lines, total: totalDecision, combined: strictest([totalDecision, ...accepted]), release: totalDecision.action === 'REFUSE' ? NOTHING : release };
+    const allowed: PolicyDecision = { policyVersion: policy.version, ruleId: null, action: 'ALLOW', approvals: 0, roles: [], code: null, message: null };
+    const totalDecision = totals.find((d) => d.action === 'REFUSE') ?? (totals.length > 0 ? strictest(totals) : allowed);
+    if (totalDecision.action === 'REFUSE') {
+      await release(total);
+      return { lines, total: totalDecision, combined: totalDecision, release: NOTHING };
+    }
+    const decisions = [totalDecision, ...accepted.map((l) => lines.get(l.seq)!)];
+    return { lines, total: totalDecision, combined: strictest(decisions), release: () => release(total) };
   }
 
   /** Forget a company's versions (after a change made by this process). */

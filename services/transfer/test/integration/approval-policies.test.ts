@@ -299,3 +299,91 @@ describe('approval policies: the change delay', () => {
     expect((await h.client.getApprovalPolicy({}, ctxOf(co.id))).inForce?.version).toBe(1);
   });
 });
+
+/** Bulk payouts: each line decided at execution, the total as one payment, one approval for the batch (the strictest). */
+describe('approval policies: bulk payouts', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { POLICY_CHANGE_DELAY_SECONDS: '0' } });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
+
+  const admin = () => ({ userId: randomUUID(), email: `${randomUUID().slice(0, 6)}@empresa.co`, role: 'ADMIN' });
+  async function adopt(co: CompanySetup, doc: unknown): Promise<void> {
+    const p = await h.client.proposeApprovalPolicy({ documentJson: JSON.stringify(doc), precheck: false }, userCtxOf(co.id, admin()));
+    expect((await h.client.signApprovalPolicy({ id: p.id, precheck: false }, userCtxOf(co.id, admin()))).status).toBe('APPROVED');
+  }
+  const item = (seq: number, s: transferV1.SendRequest) => transferV1.BatchItemInput.fromPartial({ seq, line: 0, send: { ...s, requestHash: '' } });
+  async function validated(co: CompanySetup, items: transferV1.BatchItemInput[]) {
+    const r = await h.client.createBatch(
+      transferV1.CreateBatchRequest.fromPartial({ mode: 'VALID_ONLY', source: 'JSON', requestHash: randomUUID(), items }),
+      ctxOf(co.id),
+    );
+    expect(r.batch!.state).toBe('VALIDATED');
+    return r.batch!;
+  }
+  const POLICY = {
+    rules: [
+      { id: 'no-ach', when: { rails: ['ACH'] }, then: { action: 'REFUSE', code: 'ACH_BLOCKED' } },
+      { id: 'huge-batch', when: { amountAtLeastCents: 1_000_000 }, then: { action: 'REFUSE', code: 'TOO_MUCH' } },
+      { id: 'big-line', when: { amountAtLeastCents: 50_000 }, then: { action: 'REQUIRE_APPROVALS', approvals: 2, roles: ['ADMIN'] } },
+    ],
+    otherwise: { action: 'ALLOW' },
+  };
+
+  it('a refused line is refused alone, the batch waits for the strictest approval, each line records its decision', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n, ach: 1_000_000n });
+    await adopt(co, POLICY);
+    const b = await validated(co, [
+      item(1, await brebSend(h, co, '3001112233', 10_000n)),
+      item(2, await brebSend(h, co, '3002223344', 60_000n)),
+      item(3, achSend(co, 5_000n)),
+    ]);
+    const executed = await h.client.executeBatch({ batchId: b.id }, ctxOf(co.id));
+    expect(executed.state).toBe('AWAITING_APPROVAL');
+    const items = (await h.client.listBatchItems({ batchId: b.id, limit: 100 }, ctxOf(co.id))).items;
+    expect(items.map((i) => [i.seq, i.status, i.errorCode ?? null])).toEqual([
+      [1, 'AWAITING_APPROVAL', null],
+      [2, 'AWAITING_APPROVAL', null],
+      [3, 'REJECTED', 'POLICY_REFUSED'],
+    ]);
+    expect(items[2]!.message).toContain('ACH_BLOCKED');
+    const [approval] = await h.transfer!.db.query<{ threshold: number; roles: string[] }>(
+      'select threshold, roles from transfer.approvals where batch_id = ?::uuid',
+      [b.id],
+    );
+    expect(approval).toEqual({ threshold: 2, roles: ['ADMIN'] });
+    const decisions = await h.transfer!.db.query<{ amount: string; d: { ruleId: string | null; action: string } }>(
+      'select amount::text as amount, policy_decision as d from transfer.transfers where batch_id = ?::uuid order by amount',
+      [b.id],
+    );
+    expect(decisions.map((r) => [r.amount, r.d.ruleId, r.d.action])).toEqual([
+      ['10000', null, 'ALLOW'],
+      ['60000', 'big-line', 'REQUIRE_APPROVALS'],
+    ]);
+    // An OPERATOR's signature does not count; two ADMINs' dispatch the batch.
+    const sign = (s: ReturnType<typeof admin>) => h.client.signBatchApproval({ batchId: b.id, precheck: false }, userCtxOf(co.id, s));
+    expect((await failure(sign({ ...admin(), role: 'OPERATOR' }))).code).toBe('INSUFFICIENT_ROLE');
+    await sign(admin());
+    expect((await sign(admin())).state).not.toBe('AWAITING_APPROVAL');
+  });
+
+  it('a refused total refuses the execution: 422 POLICY_REFUSED, nothing reserved, the batch still VALIDATED', async () => {
+    const co = await newCompany(h, { breb: 2_000_000n });
+    await adopt(co, POLICY);
+    const b = await validated(co, [
+      item(1, await brebSend(h, co, '3001112233', 40_000n)),
+      ...(await Promise.all(Array.from({ length: 25 }, async (_, i) => item(i + 2, await brebSend(h, co, `30011122${String(i).padStart(2, '0')}`, 40_000n))))),
+    ]);
+    const e = await failure(h.client.executeBatch({ batchId: b.id }, ctxOf(co.id)));
+    expect(e.code).toBe('POLICY_REFUSED');
+    expect(e.details).toMatchObject({ ruleId: 'huge-batch', code: 'TOO_MUCH' });
+    expect((await h.client.getBatch({ batchId: b.id }, ctxOf(co.id))).state).toBe('VALIDATED');
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 2_000_000n, pending: 0n });
+  });
+});
