@@ -28,7 +28,7 @@ export class ExecuteBatch {
 
   async execute(caller: CallerOf, company: CompanyProfile, batchId: string): Promise<BatchSummary> {
     const { deps } = this;
-    let b = await ownBatch(deps, caller.companyId, batchId);
+    const b = await ownBatch(deps, caller.companyId, batchId);
     if (b.state === 'VALIDATED' && b.expiresAt.getTime() <= deps.now().getTime()) {
       await this.saga.transition(b, 'expire', 'request', { patch: { nextAttemptInMs: null }, items: 'not_executed' });
       throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.expired);
