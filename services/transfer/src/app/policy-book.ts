@@ -190,6 +190,24 @@ export class PolicyBook {
     return { lines, total: totalDecision, combined: strictest(decisions), release: () => release(total) };
   }
 
+  /**
+   * What the policy in force would decide for a payment, reserving nothing (quotes): the amount sent
+   * today is read, not claimed; with no destination known, the payment counts as a first one.
+   */
+  async explain(p: Omit<PaymentToDecide, 'destinationFingerprint'> & { destinationFingerprint: string | null }): Promise<PolicyDecision> {
+    const policy = await this.inForce(p.companyId, p.at);
+    if (!policy) return thresholdDecision(p.multiSigThreshold);
+    const facts: PolicyFacts = { amount: p.amount, rail: p.rail, counterparty: p.counterparty, at: p.at };
+    const fp = p.destinationFingerprint;
+    const [paid, today] = await Promise.all([
+      policy.needs.has('firstPayment') && fp ? this.store.paidBefore(p.companyId, fp) : Promise.resolve(false),
+      policy.needs.has('cumulativeToday') ? this.store.dayTotal(p.companyId, bogotaClock(p.at).date) : Promise.resolve(0n),
+    ]);
+    facts.firstPayment = !paid;
+    facts.cumulativeToday = today + p.amount;
+    return policy.decide(facts);
+  }
+
   /** Forget a company's versions (after a change made by this process). */
   forget(companyId: string): void {
     this.cache.delete(companyId);

@@ -72,7 +72,9 @@ export interface PolicyStore {
   paidBefore(companyId: string, destinationFingerprint: string): Promise<boolean>;
   /** `paidBefore` for many destinations at once (a bulk payout's lines): those already paid. */
   paidBeforeMany(companyId: string, destinationFingerprints: string[]): Promise<Set<string>>;
-  /** Adds a send to the company's Bogotá-day total; answers the total with it. */
+  /** What the company has sent on a Bogotá day so far, as `claimDayTotal` counts it (reads only: quotes). */
+  dayTotal(companyId: string, day: string): Promise<bigint>;
+  /** Adds a send to the company's Bogotá-day total (the day's first claim starts from what was sent that day); answers the total with it. */
   claimDayTotal(companyId: string, day: string, amount: bigint): Promise<bigint>;
   /** Gives back what `claimDayTotal` added for a send refused before it was accepted. */
   releaseDayTotal(companyId: string, day: string, amount: bigint): Promise<void>;

@@ -1,4 +1,6 @@
-import { AppError, formatCop } from '@wallet/platform';
+import { AppError, formatCop, invalidRequest } from '@wallet/platform';
+import { thresholdDecision, type PolicyDecision } from '../domain/approval-policy.js';
+import { COUNTERPARTY_ID } from '../domain/counterparty.js';
 import { checkKey } from '../domain/keys.js';
 import { CAP_ERROR, MAX_JSON_CENTS, MIN_AMOUNT, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import type { FeeBreakdown } from '../domain/transfer.js';
@@ -12,6 +14,9 @@ export interface QuoteCommand {
   keyValue?: string | undefined;
   keyType?: string | undefined;
   ivaApplicable: boolean;
+  /** The company's multi-signature threshold (what decides without a policy). */
+  multiSigThreshold?: number;
+  counterpartyId?: string | undefined;
 }
 
 export interface QuoteResult {
@@ -21,6 +26,8 @@ export interface QuoteResult {
   totalCost: bigint;
   canAfford: boolean;
   message: string | null;
+  /** What the approval policy in force would decide (docs/policies.md "Quotes explain"). */
+  policy: PolicyDecision;
 }
 
 /** The wallet of a rail, with the balance errors the gateway's balance endpoint uses. */
@@ -61,9 +68,10 @@ export class QuoteTransfer {
     if (cmd.amount > RAIL_CAPS[rail]) throw new AppError(CAP_ERROR[rail]);
     if (keyProblem) throw new AppError('INVALID_KEY', keyProblem);
 
-    const [fee, wallets] = await Promise.all([
+    const [fee, wallets, policy] = await Promise.all([
       this.deps.ledger.computeFees(companyId, rail, cmd.amount, cmd.ivaApplicable),
       this.deps.ledger.balances(companyId, cmd.ivaApplicable),
+      this.explain(companyId, rail, cmd),
     ]);
     const wallet = walletOf(wallets, rail);
     const totalCost = cmd.amount + fee.totalCharged;
@@ -75,7 +83,28 @@ export class QuoteTransfer {
       totalCost,
       canAfford,
       message: canAfford ? null : insufficientMessage(rail, wallet.availableCents, totalCost),
+      policy,
     };
+  }
+
+  /** The policy's decision for the quoted payment: to the counterparty named (another company's: COUNTERPARTY_NOT_FOUND), or to the key given. */
+  private async explain(companyId: string, rail: Rail, cmd: QuoteCommand): Promise<PolicyDecision> {
+    const { deps } = this;
+    const threshold = cmd.multiSigThreshold ?? 0;
+    let counterparty: { verified: boolean; tags: readonly string[] } | null = null;
+    let fingerprint: string | null = null;
+    if (cmd.counterpartyId) {
+      const c = COUNTERPARTY_ID.test(cmd.counterpartyId) && deps.counterparties ? await deps.counterparties.get(companyId, cmd.counterpartyId) : undefined;
+      if (!c) throw new AppError('COUNTERPARTY_NOT_FOUND');
+      if (c.rail !== rail) throw invalidRequest([{ path: 'counterpartyId', message: `Es una contraparte ${c.rail}; cotice con ese riel.` }]);
+      counterparty = { verified: c.status === 'VERIFIED', tags: c.tags };
+      const d = c.destination;
+      fingerprint = deps.destinationFingerprint(d.kind === 'ACH' ? { kind: 'ACH', bankAchCode: d.bankAchCode, accountNumber: d.accountNumber } : d);
+    } else if (rail === 'BREB' && cmd.keyValue) {
+      fingerprint = deps.destinationFingerprint({ kind: 'BREB', keyValue: cmd.keyValue });
+    }
+    const p = { companyId, multiSigThreshold: threshold, amount: cmd.amount, rail, counterparty, destinationFingerprint: fingerprint, at: deps.now() };
+    return deps.policies ? deps.policies.explain(p) : thresholdDecision(threshold);
   }
 }
 

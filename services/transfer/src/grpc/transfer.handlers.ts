@@ -2,6 +2,7 @@ import { AppError, type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type 
 import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
+import { policyDecisionToProto } from './mappers.js';
 import { amlToProto, approvalToProto, batchItemToProto, batchToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
 import type { BatchUseCases, CounterpartyUseCases, PolicyUseCases } from '../app/use-cases.js';
 import { signerOf as validSigner } from '../app/approvals.js';
@@ -145,6 +146,8 @@ export function transferHandlers(
         keyValue: req.keyValue,
         keyType: req.keyType,
         ivaApplicable: companyOf(ctx).ivaApplicable,
+        multiSigThreshold: companyOf(ctx).multiSigThreshold,
+        counterpartyId: req.counterpartyId,
       });
       return {
         amount: q.amount,
@@ -153,6 +156,7 @@ export function transferHandlers(
         totalCost: q.totalCost,
         canAfford: q.canAfford,
         ...(q.message !== null ? { message: q.message } : {}),
+        policyDecision: policyDecisionToProto(q.policy),
       };
     },
 

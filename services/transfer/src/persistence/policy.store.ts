@@ -2,6 +2,7 @@ import { isUniqueViolation, type Database, type PreparedTx } from '@wallet/platf
 import type { OutboxEvent, Signer } from '../app/ports.js';
 import type { CancelPolicyOutcome, PolicyStatus, PolicyStore, PolicyVersionRecord, ProposeOutcome, SignPolicyOutcome } from '../app/policy-ports.js';
 import type { PolicyDocumentJson } from '../domain/approval-policy.js';
+import { COUNTED_STATES } from '../domain/transfer.js';
 
 interface PolicyRow {
   id: string;
@@ -22,6 +23,11 @@ interface PolicyRow {
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
+
+/** What the company sent on a Bogotá day ($1 company, $2 day, `states` the counted states' parameter): accepted or on their way. */
+const sentToday = (states: string) => `(select coalesce(sum(amount), 0) from transfer.transfers where company_id = $1 and state = any(${states}::text[])
+    and created_at >= ($2::date::timestamp at time zone 'America/Bogota') and created_at < (($2::date + 1)::timestamp at time zone 'America/Bogota'))`;
+const COUNTED = `{${COUNTED_STATES.join(',')}}`;
 
 /** A version with its signatures in signing order (one statement). */
 const VIEW = `select p.*, coalesce((select json_agg(json_build_object('userId', s.user_id, 'email', s.email, 'role', s.role, 'signedAt', s.signed_at)
@@ -202,11 +208,22 @@ export class SqlPolicyStore implements PolicyStore {
   }
 
   async claimDayTotal(companyId: string, day: string, amount: bigint): Promise<bigint> {
+    // A day's first claim starts from what the company already sent that day (sends decided before
+    // a cumulative rule was in force count too), then every claim adds to it.
     const [row] = await this.db.prepared<{ total: string }>(
-      `insert into transfer.policy_day_totals (company_id, day, sent_cents) values ($1, $2::date, $3::bigint)
-       on conflict (company_id, day) do update set sent_cents = transfer.policy_day_totals.sent_cents + excluded.sent_cents
+      `insert into transfer.policy_day_totals (company_id, day, sent_cents)
+       select $1, $2::date, ${sentToday('$4')} + $3::bigint
+       on conflict (company_id, day) do update set sent_cents = transfer.policy_day_totals.sent_cents + $3::bigint
        returning sent_cents::text as total`,
-      [companyId, day, amount.toString()],
+      [companyId, day, amount.toString(), COUNTED],
+    );
+    return BigInt(row!.total);
+  }
+
+  async dayTotal(companyId: string, day: string): Promise<bigint> {
+    const [row] = await this.db.prepared<{ total: string }>(
+      `select coalesce((select sent_cents from transfer.policy_day_totals where company_id = $1 and day = $2::date), ${sentToday('$3')})::text as total`,
+      [companyId, day, COUNTED],
     );
     return BigInt(row!.total);
   }

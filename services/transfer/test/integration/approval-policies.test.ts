@@ -231,6 +231,29 @@ describe('approval policies', () => {
       expect(c.status).toBe(MovementStatus.AWAITING_APPROVAL);
     });
 
+    it('quotes explain the rule that applies and the approvals it needs, reserving and counting nothing', async () => {
+      const co = await newCompany(h, { breb: 1_000_000n });
+      const v = await adopt(co, {
+        rules: [
+          { id: 'daily', when: { cumulativeTodayAtLeastCents: 100_000 }, then: { action: 'REQUIRE_APPROVALS', approvals: 3, roles: ['ADMIN'] } },
+          { id: 'new-payee', when: { firstPayment: true, amountAtLeastCents: 50_000 }, then: TWO },
+        ],
+        otherwise: ALLOW,
+      });
+      const quote = (amount: bigint, extra: Partial<transferV1.QuoteRequest> = {}) =>
+        h.client.quote(transferV1.QuoteRequest.fromPartial({ rail: Rail.BREB, amount, keyValue: '3004440001', keyType: 'PHONE', ...extra }), ctxOf(co.id));
+      expect((await quote(10_000n)).policyDecision).toEqual({ policyVersion: v.version, action: 'ALLOW', approvals: 0, roles: [] });
+      expect((await quote(60_000n)).policyDecision).toMatchObject({ ruleId: 'new-payee', action: 'REQUIRE_APPROVALS', approvals: 2 });
+      expect((await quote(100_000n)).policyDecision).toMatchObject({ ruleId: 'daily', approvals: 3, roles: ['ADMIN'] });
+      // Quoting counted nothing: a send of 60,000 is still below the day's 100,000.
+      await quote(100_000n);
+      const sent = (await send(h, co, await brebSend(h, co, '3004440001', 60_000n))).transfer!;
+      expect(sent.policyDecision).toMatchObject({ ruleId: 'new-payee' });
+      expect((await quote(40_000n)).policyDecision).toMatchObject({ ruleId: 'daily' });
+      // Another company's counterparty is not found.
+      expect((await failure(quote(1_000n, { counterpartyId: 'cpty_000000000000000000000000' }))).code).toBe('COUNTERPARTY_NOT_FOUND');
+    });
+
     it('each send records the version that decided it: a new version decides the sends after it', async () => {
       const co = await newCompany(h, { breb: 100_000n, multiSig: 2 });
       // No policy: the threshold decides, as version 0.
