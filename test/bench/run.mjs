@@ -7,6 +7,8 @@
 //   holds      ledger Reserve over gRPC, 100 wallets and one hot wallet          vs pgbench
 //              (and computing the fee from the company's schedule, as a single send reserves)
 //   sends      POST /transfers/send → 201 across 100 companies, one hot wallet   vs pgbench
+//   policy     sends decided by a 50-rule approval policy vs none: the transfer service's CPU per send,
+//              interleaved A/B rounds (BENCH_POLICY_ROUNDS, 3; target ≤ 5% more), then with the two rules that read
 //   rate       sends at a constant arrival rate, 70% of the measured maximum (p99 of the 201)
 //   pse        POST /deposits/pse (against the sandbox PSE gateway), 100 companies vs pgbench
 //   batches    one bulk payout (BENCH_BATCH_ITEMS, 5,000) validated, reserved and dispatched: items/s beside
@@ -31,7 +33,7 @@
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,rate,pse,batches,statement,recon-day,cobros,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,policy,rate,pse,batches,statement,recon-day,cobros,recon)
 //   BENCH_STATEMENT_LINES (1000000)  postings seeded into one wallet for the statement phase's CSV export
 //   BENCH_BATCH_ITEMS (5000)  items of the bulk payout the batches phase validates, reserves and dispatches
 //   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
@@ -56,12 +58,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { ledgerV1 } from '@wallet/proto';
+import { ledgerV1, transferV1 } from '@wallet/proto';
 // Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
 // company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
 import { policyClient } from '@wallet/platform/testing';
 import { Bus, createLogger } from '@wallet/platform';
 import { ledgerAccess } from '@wallet/ledger/testing';
+import { CompiledPolicy, policyOf, transferAccess } from '@wallet/transfer/testing';
 import { NODE_FLAGS, processes } from '../../deploy/local/processes.mjs';
 import { runReconBench } from './recon.mjs';
 import { explainMatch, fillCobros, handleHistogram, histogramQuantileMs, paymentEvent } from './cobros.mjs';
@@ -78,11 +81,16 @@ const OWN_PG = (process.env.BENCH_PG ?? 'own') !== 'shared';
 const OWN_PG_PORT = 5532;
 const EXTRA_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const IDLE_ROW = 'no traffic: CPU per second at rest';
+/** The policy phase: the change delay of the bench's transfer service (its cache lives half of it), and the A/B rounds. */
+const POLICY_DELAY_S = 10;
+const POLICY_ROUNDS = Number(process.env.BENCH_POLICY_ROUNDS ?? 3);
+/** The policy phase's A/B: the transfer service's CPU µs per send without a policy and with 50 rules (medians). */
+let policyAb;
 const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'cobros', 'recon'];
+const ALL_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'policy', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'cobros', 'recon'];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
@@ -144,6 +152,8 @@ const benchProcesses = {
       BREB_RAIL_URL: sb,
       ACH_RAIL_URL: sb,
       RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
+      // The policy phase adopts its companies' policies and waits for them to take effect.
+      POLICY_CHANGE_DELAY_SECONDS: POLICY_DELAY_S,
     },
   },
   'pse-deposit': {
@@ -645,6 +655,101 @@ function pgbench() {
  * The reconciliation engine: each report size generated and reconciled in fresh processes (recon.mjs),
  * one result row per size; the run fails when the engine does not find exactly the planted breaks.
  */
+/**
+ * Approval policies (docs/policies.md): what deciding a send by a 50-rule policy costs. Half the
+ * sending companies adopt a policy of 50 rules that the bench's sends walk through to the end
+ * (amounts, rails, Bogotá hours and days, holidays, counterparty tags: every condition evaluated in
+ * memory; none needs a read), the other half none (the threshold decides). Then sends to each half in
+ * interleaved rounds, A (none) and B (50 rules), and the transfer service's CPU per send of each:
+ * the target is B within 5% of A. The conditions that need a read (first payment, amount sent today)
+ * cost one indexed query each, measured apart in the same phase.
+ */
+async function policyPhase({ sendCompanies, sendOnce }) {
+  const client = policyClient(transferV1.TransferServiceClient, loc(ports.transfer), 'transfer', transferAccess, 10_000);
+  const user = (companyId, n) => ({
+    requestId: 'bench',
+    companyId,
+    principal: {
+      kind: 'user',
+      companyId,
+      userId: `bench-admin-${n}`,
+      email: `admin${n}@bench.co`,
+      role: 'ADMIN',
+      profile: {
+        nit: '900000000-1',
+        name: 'Bench S.A.S.',
+        ivaApplicable: false,
+        multiSigThreshold: 0,
+        counterpartyDailyLimitCents: 0n,
+        counterpartyMonthlyLimitCents: 0n,
+      },
+    },
+  });
+  const days = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'];
+  const fifty = (extra = []) => ({
+    rules: [
+      ...Array.from({ length: 50 - extra.length }, (_, i) => {
+        // Each rule fails on its last condition for the bench's sends (1,000-1,100 centavos, Bre-B, no counterparty).
+        const when = [
+          { amountAtLeastCents: 10_000_000 + i },
+          { rails: ['ACH'] },
+          { amountAtLeastCents: 1, amountBelowCents: 500 + i },
+          { daysOfWeek: days.slice(0, 3), timeOfDay: { from: '00:00', to: '23:59' }, holiday: true },
+          { counterpartyTags: [`tag-${i}`] },
+          { rails: ['BREB'], counterpartyVerified: true },
+        ][i % 6];
+        return { id: `rule-${i}`, when, then: { action: 'REQUIRE_APPROVALS', approvals: 2 } };
+      }),
+      ...extra,
+    ],
+    otherwise: { action: 'ALLOW' },
+  });
+  const adopt = async (companies, doc) => {
+    for (const co of companies) {
+      const p = await client.proposeApprovalPolicy({ documentJson: JSON.stringify(doc), precheck: false }, user(co.id, 1));
+      await client.signApprovalPolicy({ id: p.id, precheck: false }, user(co.id, 2));
+    }
+  };
+  const A = sendCompanies.slice(0, 50);
+  const B = sendCompanies.slice(50, 100);
+  await adopt(B, fifty());
+  log(`policy: 50 companies adopted a 50-rule policy; waiting ${POLICY_DELAY_S} s for it to take effect`);
+  await sleep(POLICY_DELAY_S * 1000 + 500);
+  const spread = (set) => (w, i) => sendOnce(set[(w * 7 + i) % set.length], i);
+  await closedLoop(spread(B), 2);
+  const cpu = { A: [], B: [] };
+  for (let round = 1; round <= POLICY_ROUNDS; round++) {
+    cpu.A.push((await measure(`policy A (no policy) round ${round}: POST /transfers/send → 201, 50 companies`, () => closedLoop(spread(A)))).perOp.transfer);
+    cpu.B.push((await measure(`policy B (50 rules) round ${round}: POST /transfers/send → 201, 50 companies`, () => closedLoop(spread(B)))).perOp.transfer);
+  }
+  const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  // The decision alone, in this process: the same 50 rules, a payment like the bench's, 200,000 times.
+  const compiled = new CompiledPolicy(1, policyOf(fifty()));
+  const payment = (i) => ({ amount: BigInt(1_000 + (i % 50) * 2), rail: 'BREB', counterparty: null, at: new Date() });
+  for (let i = 0; i < 20_000; i++) compiled.decide(payment(i));
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < 200_000; i++) compiled.decide(payment(i));
+  const used = process.cpuUsage(t0);
+  const decideUs = +((used.user + used.system) / 200_000).toFixed(2);
+  policyAb = { a: median(cpu.A), b: median(cpu.B), rounds: POLICY_ROUNDS, all: cpu, decideUs };
+  log(`policy: one decision by 50 rules costs ${decideUs} µs of CPU in process`);
+  log(
+    `policy: transfer CPU per send, median of ${POLICY_ROUNDS} interleaved rounds: A ${policyAb.a} µs, B ${policyAb.b} µs (${(((policyAb.b - policyAb.a) / policyAb.a) * 100).toFixed(1)}%; target ≤ 5%)`,
+  );
+  // The conditions that read: a first-payment rule and a cumulative one, placed last.
+  await adopt(
+    A,
+    fifty([
+      { id: 'first-payment', when: { firstPayment: true, amountAtLeastCents: 10_000_000 }, then: { action: 'REQUIRE_APPROVALS', approvals: 2 } },
+      { id: 'daily', when: { cumulativeTodayAtLeastCents: 1_000_000_000_000_000 }, then: { action: 'REQUIRE_APPROVALS', approvals: 2 } },
+    ]),
+  );
+  await sleep(POLICY_DELAY_S * 1000 + 500);
+  await closedLoop(spread(A), 2);
+  await measure(`policy C (48 rules + first payment + amount today) : POST /transfers/send → 201, 50 companies`, () => closedLoop(spread(A)));
+  client.close();
+}
+
 async function reconPhase() {
   const rows = await runReconBench(RECON_LINES, (m) => log(m), { heapMiB: RECON_HEAP_MIB });
   for (const r of rows) {
@@ -1485,6 +1590,7 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
       }
     }
   }
+  if (phase('policy')) await policyPhase({ sendCompanies, sendOnce });
   if (phase('pse')) {
     const probe = await fetch(`${gw}/deposits/pse`, { method: 'POST', headers: json(sendCompanies[0].key), body: JSON.stringify(pseBody(0)) });
     if (probe.status !== 201) throw new Error(`PSE probe: ${probe.status} ${await probe.text()}`);
@@ -1517,6 +1623,13 @@ function benchReport(closing) {
       return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 10% of pgbench', pgb ? ratioPct(v, pgb) >= 10 : undefined];
     if (n === 'POST /transfers/send → 201, one hot wallet')
       return [`${fmtPct(ratioPct(v, spread))} of 100 companies`, '≥ 50% of 100 companies', spread ? ratioPct(v, spread) >= 50 : undefined];
+    if (n.startsWith('policy B (50 rules)') && policyAb)
+      return [
+        `transfer CPU/send ${row.perOp.transfer} µs; medians A ${policyAb.a} µs, B ${policyAb.b} µs (${fmtPct(((policyAb.b - policyAb.a) / policyAb.a) * 100)} more); one decision alone ${policyAb.decideUs} µs (${fmtPct((policyAb.decideUs / policyAb.a) * 100)} of A)`,
+        '≤ 5% more transfer CPU per send than no policy',
+        policyAb.b <= policyAb.a * 1.05,
+      ];
+    if (n.startsWith('policy ')) return [`transfer CPU/send ${row.perOp.transfer} µs`, '', undefined];
     if (n.includes(`at ${RATE_FRACTION * 100}% of max`))
       return [
         `${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`,
