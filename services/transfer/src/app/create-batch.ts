@@ -10,6 +10,7 @@ import {
   type BatchState,
   type BatchSummary,
 } from '../domain/batch.js';
+import type { PolicyDecision } from '../domain/approval-policy.js';
 import { bogotaWindows } from '../domain/counterparty-limits.js';
 import { normalizeDocument } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
@@ -50,6 +51,8 @@ export interface ItemResult {
   valid: boolean;
   errorCode: string | null;
   message: string | null;
+  /** A valid line of a VALIDATED batch: what the policy in force would decide for it now. */
+  policy?: PolicyDecision;
 }
 
 export interface CreateBatchResult {
@@ -57,6 +60,8 @@ export interface CreateBatchResult {
   results: ItemResult[];
   replayed: boolean;
   keyReplayed: boolean;
+  /** A VALIDATED batch: what the policy in force would decide if it were executed now (nothing reserved or counted). */
+  policy?: { total: PolicyDecision; combined: PolicyDecision };
 }
 
 /**
@@ -100,7 +105,7 @@ export class CreateBatch {
     checkDuplicateReferences(input.items);
     const requestHash = orNull(input.requestHash) ?? `svc:${deps.newId()}`;
 
-    const replay = await this.replayed(companyId, requestHash, idempotencyKey, reference);
+    const replay = await this.replayed(companyId, requestHash, idempotencyKey, reference, company);
     if (replay) return replay;
 
     const drafts = await validateItems(deps, companyId, company, input.items);
@@ -132,15 +137,21 @@ export class CreateBatch {
     const outcome = await this.saga.create(batch, summary, requestHash, idempotencyKey, drafts);
     if (outcome !== 'OK') {
       // A concurrent twin stored its batch first: it is the answer (or a conflict).
-      const again = await this.replayed(companyId, requestHash, idempotencyKey, reference);
+      const again = await this.replayed(companyId, requestHash, idempotencyKey, reference, company);
       if (again) return again;
       throw new AppError('INTERNAL_ERROR');
     }
     deps.log.info({ batchId: batch.id, companyId, items: drafts.length, valid: validCount, state }, 'batch validated');
-    return { batch: summary, results: drafts.map(resultOf), replayed: false, keyReplayed: false };
+    return explained(deps, company, { batch: summary, results: drafts.map(resultOf), replayed: false, keyReplayed: false }, drafts);
   }
 
-  private async replayed(companyId: string, requestHash: string, key: string | null, reference: string | null): Promise<CreateBatchResult | undefined> {
+  private async replayed(
+    companyId: string,
+    requestHash: string,
+    key: string | null,
+    reference: string | null,
+    company: CompanyProfile,
+  ): Promise<CreateBatchResult | undefined> {
     const { batches } = this.deps;
     let found = key ? await batches.findByIdempotencyKey(companyId, key, requestHash) : undefined;
     if (found && !found.sameRequest) throw new AppError('IDEMPOTENCY_KEY_REUSED');
@@ -152,7 +163,7 @@ export class CreateBatch {
     if (!found) return undefined;
     const [summary] = await batches.summaries([found.batch]);
     const items = await allItems(batches, found.batch.id);
-    return { batch: summary!, results: items.map(resultOf), replayed: true, keyReplayed: byKey };
+    return explained(this.deps, company, { batch: summary!, results: items.map(resultOf), replayed: true, keyReplayed: byKey }, items);
   }
 }
 
@@ -171,6 +182,41 @@ function checkDuplicateReferences(items: BatchItemInput[]): void {
       fields: fields.slice(0, 100),
     });
   }
+}
+
+/**
+ * The validation report explains (docs/policies.md "Bulk payouts"): for a VALIDATED batch, what the
+ * policy in force would decide for each valid line, for the total, and the approval the batch would
+ * wait for, were it executed now. Nothing is reserved or counted; execution decides again.
+ */
+async function explained(
+  deps: BatchDeps,
+  company: CompanyProfile,
+  r: CreateBatchResult,
+  lines: Array<{ seq: number; status: string; amount: bigint; rail: Rail | null; destination: Destination | null }>,
+): Promise<CreateBatchResult> {
+  if (r.batch.state !== 'VALIDATED' || !deps.policies) return r;
+  const valid = lines.filter((l) => l.status === 'VALID' && l.rail);
+  const verdict = await deps.policies.decideBatch({
+    companyId: r.batch.companyId,
+    multiSigThreshold: company.multiSigThreshold,
+    lines: valid.map((l) => ({
+      seq: l.seq,
+      amount: l.amount,
+      rail: l.rail!,
+      destinationFingerprint: l.destination ? deps.destinationFingerprint(l.destination) : null,
+    })),
+    at: deps.now(),
+    claim: false,
+  });
+  return {
+    ...r,
+    results: r.results.map((x) => {
+      const d = verdict.lines.get(x.seq);
+      return d ? { ...x, policy: d } : x;
+    }),
+    policy: { total: verdict.total, combined: verdict.combined },
+  };
 }
 
 async function allItems(batches: BatchStore, batchId: string): Promise<BatchItemRecord[]> {

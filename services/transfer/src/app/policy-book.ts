@@ -146,6 +146,8 @@ export class PolicyBook {
     multiSigThreshold: number;
     lines: Array<{ seq: number; amount: bigint; rail: Rail; destinationFingerprint: string | null }>;
     at: Date;
+    /** false: explain only (the validation report): the day's total is read, not claimed. */
+    claim?: boolean;
   }): Promise<BatchVerdict> {
     const policy = await this.inForce(p.companyId, p.at);
     if (!policy) {
@@ -161,8 +163,13 @@ export class PolicyBook {
         )
       : new Set<string>();
     const day = bogotaClock(p.at).date;
-    const counted = policy.needs.has('cumulativeToday');
-    const before = counted ? (await this.store.claimDayTotal(p.companyId, day, all)) - all : 0n;
+    const claim = p.claim !== false;
+    const counted = claim && policy.needs.has('cumulativeToday');
+    const before = !policy.needs.has('cumulativeToday')
+      ? 0n
+      : claim
+        ? (await this.store.claimDayTotal(p.companyId, day, all)) - all
+        : await this.store.dayTotal(p.companyId, day);
     const lines = new Map<number, PolicyDecision>();
     let running = before;
     for (const l of p.lines) {

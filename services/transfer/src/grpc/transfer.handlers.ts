@@ -68,7 +68,9 @@ export function transferHandlers(
           valid: x.valid,
           ...(x.errorCode ? { errorCode: x.errorCode } : {}),
           ...(x.message ? { message: x.message } : {}),
+          ...(x.policy ? { policyDecision: policyDecisionToProto(x.policy) } : {}),
         })),
+        ...(r.policy ? { totalPolicyDecision: policyDecisionToProto(r.policy.total), policyDecision: policyDecisionToProto(r.policy.combined) } : {}),
       };
     },
     async executeBatch(req, ctx) {

@@ -396,6 +396,30 @@ describe('approval policies: bulk payouts', () => {
     expect((await sign(admin())).state).not.toBe('AWAITING_APPROVAL');
   });
 
+  it('the validation report explains each line, the total and the approval the batch would wait for', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n, ach: 1_000_000n });
+    await adopt(co, POLICY);
+    const r = await h.client.createBatch(
+      transferV1.CreateBatchRequest.fromPartial({
+        mode: 'VALID_ONLY',
+        source: 'JSON',
+        requestHash: randomUUID(),
+        items: [item(1, await brebSend(h, co, '3001112233', 10_000n)), item(2, await brebSend(h, co, '3002223344', 60_000n)), item(3, achSend(co, 5_000n))],
+      }),
+      ctxOf(co.id),
+    );
+    expect(r.results.map((x) => [x.seq, x.valid, x.policyDecision?.action, x.policyDecision?.ruleId])).toEqual([
+      [1, true, 'ALLOW', undefined],
+      [2, true, 'REQUIRE_APPROVALS', 'big-line'],
+      [3, true, 'REFUSE', 'no-ach'],
+    ]);
+    // The accepted lines' total (70,000 on Bre-B) is itself a big payment.
+    expect(r.totalPolicyDecision).toMatchObject({ action: 'REQUIRE_APPROVALS', ruleId: 'big-line' });
+    expect(r.policyDecision).toMatchObject({ action: 'REQUIRE_APPROVALS', ruleId: 'big-line', approvals: 2, roles: ['ADMIN'] });
+    // Nothing reserved by explaining.
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
+  });
+
   it('a refused total refuses the execution: 422 POLICY_REFUSED, nothing reserved, the batch still VALIDATED', async () => {
     const co = await newCompany(h, { breb: 2_000_000n });
     await adopt(co, POLICY);
