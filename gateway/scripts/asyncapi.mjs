@@ -23,6 +23,7 @@ export const STREAMS = {
   DEPOSITS: { subjects: 'deposit.>', owner: 'pse-deposit' },
   COLLECT_KEYS: { subjects: 'collectkey.>', owner: 'collect-key' },
   RECONCILIATION: { subjects: 'reconciliation.>', owner: 'reconciliation' },
+  // The gateway's security changes and the transfer service's approval-policy changes (docs/policies.md).
   COMPANIES: { subjects: 'company.>', owner: 'gateway' },
   COBROS: { subjects: 'cobro.>', owner: 'pse-deposit' },
   COUNTERPARTIES: { subjects: 'counterparty.>', owner: 'transfer' },
@@ -157,6 +158,12 @@ export const SUBJECTS = [
     ['gateway'],
     "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected; its active dashboard admins are e-mailed too.",
   ],
+  [
+    'company.policy_changed',
+    'wallet.events.v1.ApprovalPolicyChanged',
+    ['transfer'],
+    "A new version of the company's approval policy reached its quorum of ADMIN signatures; it decides the company's payments from effectiveAt (after the change delay) on (docs/policies.md).",
+  ],
 ];
 
 const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
@@ -202,6 +209,7 @@ export function loadProtos() {
     'counterparty_events.proto',
     'deposit_events.proto',
     'ledger_events.proto',
+    'policy_events.proto',
     'reconciliation_events.proto',
     'transfer_events.proto',
   ].map((f) => `wallet/events/v1/${f}`);
