@@ -2,7 +2,7 @@ import type { RailTruth } from './rail.js';
 import type { Reader } from './snapshot.js';
 
 /** The invariant families, one line each in `npm run ledger:check`. */
-export const CHECK_NAMES = ['holds', 'deposits', 'inbound', 'journal', 'exceptions', 'clearing', 'corrections', 'cobros'] as const;
+export const CHECK_NAMES = ['holds', 'deposits', 'inbound', 'journal', 'exceptions', 'clearing', 'corrections', 'cobros', 'approvals'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export interface CheckResult {

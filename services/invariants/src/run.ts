@@ -1,3 +1,4 @@
+import { checkApprovals } from './approvals.js';
 import { checkClearing } from './clearing.js';
 import { checkCobros } from './cobros.js';
 import { checkCorrections } from './corrections.js';
@@ -23,6 +24,7 @@ const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
   clearing: ['ledger'],
   corrections: ['ledger'],
   cobros: ['pse_deposit', 'collect_key'],
+  approvals: ['transfer'],
 };
 
 /**
@@ -73,6 +75,7 @@ export async function runChecks(sources: CheckSources, o: CheckOptions = {}): Pr
   if (wanted.has('clearing')) checks.push(await checkClearing(sources, o, limit));
   if (wanted.has('corrections')) checks.push(await checkCorrections(sources, o, limit));
   if (wanted.has('cobros')) checks.push(await checkCobros(sources, o, limit));
+  if (wanted.has('approvals')) checks.push(await checkApprovals(sources, o, limit));
   return { ok: checks.every((c) => c.total === 0), at: o.now ?? new Date(), rail: sources.rail?.name ?? null, checks, exceptions };
 }
 

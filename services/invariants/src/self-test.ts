@@ -20,6 +20,21 @@ export interface Sabotage {
 
 export const SABOTAGES: readonly Sabotage[] = [
   {
+    check: 'approvals',
+    what: "an approval policy version APPROVED on the proposer's signature alone",
+    plant() {
+      const id = `apol_${alnum(24)}`;
+      return {
+        names: id,
+        sql: [
+          `insert into transfer.approval_policies (id, company_id, version, document, status, required_signatures, proposed_by, proposed_by_email, decided_at, effective_at)
+               values ('${id}', 'selftest-${alnum(8)}', 1, '{"rules":[],"otherwise":{"action":"ALLOW"}}'::jsonb, 'APPROVED', 2, 'selftest', 'selftest@empresa.co', now(), now())`,
+          `insert into transfer.approval_policy_signatures (policy_id, user_id, email, role) values ('${id}', 'selftest', 'selftest@empresa.co', 'ADMIN')`,
+        ],
+      };
+    },
+  },
+  {
     check: 'cobros',
     what: 'a PAID cobro whose paid total no payment makes up',
     plant() {

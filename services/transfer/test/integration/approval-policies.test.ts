@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { policyEventsV1, transferV1 } from '@wallet/proto';
 import { isColombianHoliday, bogotaClock } from '../../src/domain/approval-policy.js';
+import { approvalViolations } from './saga-invariants.js';
 import {
   MovementStatus,
   NATS_URL,
@@ -36,6 +37,7 @@ describe('approval policies', () => {
   });
   afterEach(async () => {
     await expectLedgerOk(h);
+    expect(await approvalViolations(h.tdb.url)).toEqual([]);
   });
 
   const user = (role: string) => {
@@ -334,6 +336,7 @@ describe('approval policies: bulk payouts', () => {
   });
   afterEach(async () => {
     await expectLedgerOk(h);
+    expect(await approvalViolations(h.tdb.url)).toEqual([]);
   });
 
   const admin = () => ({ userId: randomUUID(), email: `${randomUUID().slice(0, 6)}@empresa.co`, role: 'ADMIN' });

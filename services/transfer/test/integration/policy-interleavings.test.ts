@@ -12,6 +12,7 @@ import { SqlPolicyStore } from '../../src/persistence/policy.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { CompiledPolicy, policyOf, type PolicyDecision, type PolicyDocumentJson } from '../../src/domain/approval-policy.js';
 import { KEY, ScriptedRail, directory } from './interleaving-support.js';
+import { approvalViolations } from './saga-invariants.js';
 import { expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
 
 /**
@@ -159,6 +160,7 @@ describe('approval policy: a change racing sends (fast-check scheduler)', () => 
               if (r.startedAfterQuorum) expect(d.policyVersion).toBe(2);
               seen.add(`v${d.policyVersion} ${d.action}`);
             }
+            expect(await approvalViolations(h.tdb.url, co.id)).toEqual([]);
           },
         ),
         {

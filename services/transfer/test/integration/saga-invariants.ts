@@ -27,3 +27,20 @@ export async function sagaViolations(databaseUrl: string, companyId: string, rai
     await client.end();
   }
 }
+
+/**
+ * The approval-policy invariants (services/invariants `approvals`, docs/policies.md) over the
+ * transfer schema: no refused send recorded, each approval what its decision asked, every APPROVED
+ * approval and policy version signed by its quorum from the roles it counts. Empty when they hold.
+ */
+export async function approvalViolations(databaseUrl: string, companyId?: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const report = await checkInvariants(client, { ...(companyId ? { companyId } : {}), only: ['approvals'], rail: 'none', partial: true });
+    expect(report.checks.map((c) => c.name)).toEqual(['approvals']);
+    return violationLines(report);
+  } finally {
+    await client.end();
+  }
+}
