@@ -45,3 +45,4 @@ export * from './time/instant.js';
 export * from './state-machine/state-table.js';
 export * from './returns/index.js';
 export * from './policies/approval-policy-schema.js';
+export * from './presenters/policy.js';

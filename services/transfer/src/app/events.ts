@@ -4,6 +4,7 @@ import { ACH_ACCOUNT_TYPES, netAmount } from '../domain/rails.js';
 import { publicStatus, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import type { OutboxEvent } from './ports.js';
+import { policyDecisionToProto } from './policy-view.js';
 
 /** Subjects of the transfer's events (stream TRANSFERS; docs/events.md). */
 export const TRANSFER_SUBJECTS = {
@@ -74,6 +75,8 @@ export function transferEvent(
       approvedBy: extra.approvedBy ?? [],
       rejectedBy: extra.rejectedBy,
       batchId: t.batchId ?? undefined,
+      policyDecision: t.policyDecision ? policyDecisionToProto(t.policyDecision) : undefined,
+      approvalRoles: t.approval ? (t.approval.roles ?? ['ADMIN', 'OPERATOR']) : [],
     });
     return { id, subject: TRANSFER_SUBJECTS[kind], payload, ...(traceparent ? { traceparent } : {}) };
   };

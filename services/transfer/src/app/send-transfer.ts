@@ -39,7 +39,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * POST /transfers/send (§4.5, CONTRACT §9). Checks in the contract's order — schema → caps →
  * TARGET_DOCUMENT_REQUIRED → AML → directory / key state / NAME_MISMATCH (BREB) or bank account
- * (ACH) → counterparty limits → balance — the first failing check answers. Then the saga: the
+ * (ACH) → the company's approval policy (docs/policies.md: POLICY_REFUSED, or the approvals it
+ * asks) → counterparty limits → balance — the first failing check answers. Then the saga: the
  * transfer is recorded RECEIVED, funds reserved in the ledger (RESERVED: accepted), dispatched to
  * the rail (DISPATCHED), and the answer is 201 PENDING. With a `reference`, the request is
  * idempotent inside the window (see `withReference`); with an `Idempotency-Key`, for good (see

@@ -4,7 +4,7 @@ import { ACH_ACCOUNT_TYPES, netAmount } from '../domain/rails.js';
 import { itemStatus, type BatchItemRecord } from '../domain/batch.js';
 import { batchToProto } from '../app/batch-events.js';
 import { publicStatus, type Destination, type TransferRecord } from '../domain/transfer.js';
-import type { PolicyDecision } from '../domain/approval-policy.js';
+import { policyDecisionToProto } from '../app/policy-view.js';
 import type { AmlEntry, ApprovalView } from '../app/ports.js';
 import type { CompanyProfile, SendInput } from '../app/send-input.js';
 
@@ -79,18 +79,6 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
     ...(t.batchId ? { batchId: t.batchId } : {}),
     ...(t.policyDecision ? { policyDecision: policyDecisionToProto(t.policyDecision) } : {}),
     approvalRoles: t.approval ? (t.approval.roles ?? ['ADMIN', 'OPERATOR']) : [],
-  };
-}
-
-export function policyDecisionToProto(d: PolicyDecision): transferV1.PolicyDecision {
-  return {
-    policyVersion: d.policyVersion,
-    ...(d.ruleId ? { ruleId: d.ruleId } : {}),
-    action: d.action,
-    approvals: d.approvals,
-    roles: d.roles,
-    ...(d.code ? { code: d.code } : {}),
-    ...(d.message ? { message: d.message } : {}),
   };
 }
 

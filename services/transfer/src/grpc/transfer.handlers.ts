@@ -2,7 +2,7 @@ import { AppError, type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type 
 import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
-import { policyDecisionToProto } from './mappers.js';
+import { policyDecisionToProto } from '../app/policy-view.js';
 import { amlToProto, approvalToProto, batchItemToProto, batchToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
 import type { BatchUseCases, CounterpartyUseCases, PolicyUseCases } from '../app/use-cases.js';
 import { signerOf as validSigner } from '../app/approvals.js';

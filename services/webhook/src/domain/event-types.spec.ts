@@ -56,6 +56,27 @@ describe('internal events → public webhook events', () => {
       payload: transfer({ status: 'MOVEMENT_STATUS_AWAITING_APPROVAL' as never, approvalId: 'ap1', approvalThreshold: 2, approvalExpiresAt: now } as never),
     });
     expect(e!.data).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: 'ap1', threshold: 2, expiresAt: '2026-11-21T10:00:00.000000Z' });
+    expect(e!.data).toMatchObject({ approvalRoles: ['ADMIN', 'OPERATOR'], policyDecision: null });
+  });
+
+  it('carries what the approval policy decided, and the roles its approval counts (docs/policies.md)', () => {
+    const [e] = mapSourceEvent({
+      id: 'src-2b',
+      subject: 'transfer.awaiting_approval',
+      payload: transfer({
+        status: 'MOVEMENT_STATUS_AWAITING_APPROVAL' as never,
+        approvalId: 'ap2',
+        approvalThreshold: 3,
+        approvalExpiresAt: now,
+        approvalRoles: ['ADMIN'],
+        policyDecision: { policyVersion: 4, ruleId: 'huge', action: 'REQUIRE_APPROVALS', approvals: 3, roles: ['ADMIN'] },
+      } as never),
+    });
+    expect(e!.data).toMatchObject({
+      threshold: 3,
+      approvalRoles: ['ADMIN'],
+      policyDecision: { policyVersion: 4, ruleId: 'huge', action: 'REQUIRE_APPROVALS', approvals: 3, roles: ['ADMIN'] },
+    });
   });
 
   it('a rejected multi-signature send is also transfer.failed (its final state), with its own stable id', () => {

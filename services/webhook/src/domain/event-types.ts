@@ -6,6 +6,7 @@ import {
   depositReturnView,
   depositView,
   formatInstant,
+  policyDecisionView,
   PLATFORM_EVENT_TYPES,
   reconciliationBreakView,
   reconciliationRunView,
@@ -102,6 +103,7 @@ export function transferData(t: transferEventsV1.TransferEvent): Record<string, 
     createdAt: iso(t.createdAt),
     completedAt: iso(t.completedAt),
     ...(t.batchId ? { batchId: t.batchId } : {}),
+    policyDecision: policyDecisionView(t.policyDecision),
     ...approvalData(t),
   };
 }
@@ -113,6 +115,7 @@ function approvalData(t: transferEventsV1.TransferEvent): Record<string, unknown
   return {
     approvalId: a.approvalId,
     threshold: a.approvalThreshold ?? null,
+    approvalRoles: t.approvalRoles.length > 0 ? t.approvalRoles : ['ADMIN', 'OPERATOR'],
     expiresAt: iso(a.approvalExpiresAt),
     ...(a.approvedBy && a.approvedBy.length > 0 ? { approvedBy: a.approvedBy } : {}),
     ...(a.rejectedBy ? { rejectedBy: a.rejectedBy } : {}),
