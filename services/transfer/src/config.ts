@@ -63,7 +63,7 @@ export const transferEnvSchema = baseEnvSchema.extend({
   /** Approval policies (docs/policies.md): a change that reached its quorum takes effect this long after. */
   POLICY_CHANGE_DELAY_SECONDS: env.int(3_600, 0),
   /** How long a replica keeps a company's policy versions in memory; always less than half the change delay (0 with none), so a send is decided by the version in force at its instant. */
-  POLICY_CACHE_SECONDS: env.int(30, 0),
+  POLICY_CACHE_SECONDS: env.int(300, 0),
   COUNTERPARTY_DAILY_LIMIT_CENTS: bigintCents(5_000_000_000n),
   COUNTERPARTY_MONTHLY_LIMIT_CENTS: bigintCents(50_000_000_000n),
 });

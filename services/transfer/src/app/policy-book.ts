@@ -8,7 +8,7 @@ import {
   type PolicyFacts,
 } from '../domain/approval-policy.js';
 import type { Rail } from '../domain/rails.js';
-import type { PolicyStore, PolicyVersionRecord } from './policy-ports.js';
+import type { DecidingVersion, PolicyStore } from './policy-ports.js';
 
 /** A compiled version with the instant it takes effect. */
 interface Scheduled {
@@ -226,8 +226,8 @@ export class PolicyBook {
     // An entry answers for instants from the one it was loaded for until its expiry; a payment dated
     // outside (a slow request's earlier instant) reads afresh.
     if (hit && now < hit.until && at.getTime() >= hit.from && at.getTime() < hit.until) return hit.versions;
-    const rows = await this.store.fromInstant(companyId, at);
-    const versions = rows.map((r) => ({ effectiveAt: r.effectiveAt!.getTime(), policy: this.compile(r) }));
+    const rows = await this.store.decidingVersions(companyId, at);
+    const versions = rows.map((r) => ({ effectiveAt: r.effectiveAt.getTime(), policy: this.compile(r) }));
     if (this.ttlMs > 0) {
       if (this.cache.size >= (this.settings.maxCompanies ?? 10_000)) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(companyId, { from: at.getTime(), until: now + this.ttlMs, versions });
@@ -235,7 +235,7 @@ export class PolicyBook {
     return versions;
   }
 
-  private compile(r: PolicyVersionRecord): CompiledPolicy {
+  private compile(r: DecidingVersion): CompiledPolicy {
     let c = this.compiled.get(r.id);
     if (!c) {
       c = new CompiledPolicy(r.version, policyOf(r.document));

@@ -22,6 +22,14 @@ export interface PolicyVersionRecord {
   signatures: Array<{ userId: string; email: string; role: string; signedAt: Date }>;
 }
 
+/** A version as a send is decided with: its rules and when it takes effect. */
+export interface DecidingVersion {
+  id: string;
+  version: number;
+  document: PolicyDocumentJson;
+  effectiveAt: Date;
+}
+
 export type ProposeOutcome = { kind: 'proposed'; policy: PolicyVersionRecord } | { kind: 'proposal_pending' };
 
 export type SignPolicyOutcome =
@@ -65,6 +73,8 @@ export interface PolicyStore {
    * whose effective_at has passed), then every higher APPROVED version not in force yet, by version.
    */
   fromInstant(companyId: string, at: Date): Promise<PolicyVersionRecord[]>;
+  /** `fromInstant` without the signatures: what a send is decided with (the replicas' cache loads it). */
+  decidingVersions(companyId: string, at: Date): Promise<DecidingVersion[]>;
   /**
    * Whether a payment of the company to this destination has completed. Only COMPLETED counts: a first
    * payment still awaiting its approvals must not make a second one "not the first".

@@ -1,6 +1,14 @@
 import { isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import type { OutboxEvent, Signer } from '../app/ports.js';
-import type { CancelPolicyOutcome, PolicyStatus, PolicyStore, PolicyVersionRecord, ProposeOutcome, SignPolicyOutcome } from '../app/policy-ports.js';
+import type {
+  CancelPolicyOutcome,
+  DecidingVersion,
+  PolicyStatus,
+  PolicyStore,
+  PolicyVersionRecord,
+  ProposeOutcome,
+  SignPolicyOutcome,
+} from '../app/policy-ports.js';
 import type { PolicyDocumentJson } from '../domain/approval-policy.js';
 import { COUNTED_STATES } from '../domain/transfer.js';
 
@@ -187,6 +195,17 @@ export class SqlPolicyStore implements PolicyStore {
       [companyId, at.toISOString()],
     );
     return rows.map(toRecord);
+  }
+
+  async decidingVersions(companyId: string, at: Date): Promise<DecidingVersion[]> {
+    const rows = await this.db.prepared<{ id: string; version: number; document: PolicyDocumentJson; effective_at: Date | string }>(
+      `select id, version, document, effective_at from transfer.approval_policies
+        where company_id = $1 and status = 'APPROVED' and version >= coalesce((
+          select max(version) from transfer.approval_policies where company_id = $1 and status = 'APPROVED' and effective_at <= $2::timestamptz), 0)
+        order by version`,
+      [companyId, at.toISOString()],
+    );
+    return rows.map((r) => ({ id: r.id, version: r.version, document: r.document, effectiveAt: date(r.effective_at) }));
   }
 
   async paidBefore(companyId: string, destinationFingerprint: string): Promise<boolean> {

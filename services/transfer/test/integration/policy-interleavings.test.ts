@@ -78,7 +78,7 @@ describe('approval policy: a change racing sends (fast-check scheduler)', () => 
             const v2 = await realStore.propose(co.id, `apol_${randomUUID().replace(/-/g, '').slice(0, 24)}`, V2, 2, admin(1), null);
             if (v2.kind !== 'proposed') throw new Error('v2 not proposed');
 
-            const store = c.wrap('policies', realStore as PolicyStore, ['fromInstant', 'sign', 'claimDayTotal', 'paidBefore']);
+            const store = c.wrap('policies', realStore as PolicyStore, ['decidingVersions', 'sign', 'claimDayTotal', 'paidBefore']);
             const book = new PolicyBook(store, { changeDelayMs: 0, cacheMs: 30_000 });
             let uc: ReturnType<typeof transferUseCases> | undefined;
             const deps = transferDeps({
