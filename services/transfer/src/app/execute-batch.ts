@@ -114,6 +114,8 @@ export class ExecuteBatch {
     if (!started) {
       // Another writer moved the batch first: another execute (answer the batch as it is), or a cancel
       // or the expiry, which this execute lost to: 409, as an execute of a cancelled or expired batch.
+      // Either way this execute sends nothing: the policy's day total no longer counts it.
+      await verdict.release();
       const now = (await deps.batches.get(b.companyId, b.id)) ?? b;
       if (now.state === 'VALIDATED' && now.expiresAt.getTime() <= deps.now().getTime()) {
         await this.saga.transition(now, 'expire', 'request', { patch: { nextAttemptInMs: null }, items: 'not_executed' });

@@ -48,11 +48,17 @@ export interface BatchVerdict {
 
 export interface PolicyVerdict {
   decision: PolicyDecision;
-  /** Gives back the payment's share of the day's total when it is refused before it is accepted (no-op when none was claimed). */
+  /** Gives back the payment's share of the day's total when it is refused before it is accepted (no-op when none was claimed; at most once). */
   release: () => Promise<void>;
 }
 
 const NOTHING = async () => {};
+
+/** A give-back that runs at most once, however many ways out call it. */
+function once(f: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= f());
+}
 
 /**
  * The strictest of several decisions that allow or ask for approvals: the most approvals, from the
@@ -131,7 +137,7 @@ export class PolicyBook {
       await release();
       return { decision, release: NOTHING };
     }
-    return { decision, release };
+    return { decision, release: once(release) };
   }
 
   /**
@@ -194,7 +200,7 @@ export class PolicyBook {
       return { lines, total: totalDecision, combined: totalDecision, release: NOTHING };
     }
     const decisions = [totalDecision, ...accepted.map((l) => lines.get(l.seq)!)];
-    return { lines, total: totalDecision, combined: strictest(decisions), release: () => release(total) };
+    return { lines, total: totalDecision, combined: strictest(decisions), release: once(() => release(total)) };
   }
 
   /**
