@@ -87,6 +87,8 @@ describe('resolve-key and quotes', () => {
       fee: { fixedFee: 100n, variableFee: 1_000n, subtotalFee: 1_100n, ivaApplicable: true, ivaAmount: 209n, totalCharged: 1_309n },
       totalCost: 1_001_309n,
       canAfford: true,
+      // No approval policy: the threshold (none) decides, as version 0.
+      policyDecision: { policyVersion: 0, action: 'ALLOW', approvals: 0, roles: [] },
     });
     const over = await quote(co.id, { amount: 1_000_001n });
     expect(over.canAfford).toBe(false);
