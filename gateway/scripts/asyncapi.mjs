@@ -157,6 +157,12 @@ export const SUBJECTS = [
     ['gateway'],
     "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected; its active dashboard admins are e-mailed too.",
   ],
+  [
+    'company.policy_changed',
+    'wallet.events.v1.ApprovalPolicyChanged',
+    ['transfer'],
+    "A new version of a company's approval policy reached its signature quorum; it decides the sends from effectiveAt (after the change delay).",
+  ],
 ];
 
 const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
@@ -202,6 +208,7 @@ export function loadProtos() {
     'counterparty_events.proto',
     'deposit_events.proto',
     'ledger_events.proto',
+    'policy_events.proto',
     'reconciliation_events.proto',
     'transfer_events.proto',
   ].map((f) => `wallet/events/v1/${f}`);
