@@ -19,7 +19,7 @@ const ADMINS_ONLY = 'ADMIN users only (another role → 403 `INSUFFICIENT_ROLE`,
 
 /** Only ADMINs change the policy: refused before the lockout check and the TOTP code (the service checks again). */
 function requireAdmin(s: SessionPrincipal): void {
-  if (s.role !== 'ADMIN') throw new AppError('INSUFFICIENT_ROLE', 'Solo un administrador de la empresa puede cambiar la política de aprobación.');
+  if (s.role !== 'ADMIN') throw new AppError('INSUFFICIENT_ROLE');
 }
 
 /**
