@@ -66,6 +66,9 @@ import type { ReconciliationClient } from './clients/reconciliation-client.js';
 import { adminDashboardUserRoutes } from './api/admin/dashboard-users/dashboard-users.routes.js';
 import { authRoutes } from './api/dashboard/auth.routes.js';
 import { dashboardRoutes } from './api/dashboard/approvals.routes.js';
+import { dashboardApprovalPolicyRoutes } from './api/dashboard/approval-policy.routes.js';
+import { dashboardCounterpartyRoutes } from './api/dashboard/counterparties.routes.js';
+import { approvalPolicyRoutes } from './api/approval-policies/approval-policy.routes.js';
 import { dashboardBatchRoutes } from './api/dashboard/batches.routes.js';
 import { dashboardCobroRoutes } from './api/dashboard/cobros.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
@@ -231,6 +234,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...depositReturnRoutes(collectKey, deposit),
     ...cobroRoutes(deposit),
     ...counterpartyRoutes(transfer),
+    ...approvalPolicyRoutes(transfer),
     ...adminCollectKeyRoutes(collectKey),
     ...dictionaryRoutes(),
     ...webhookRoutes(transfer, deposit, collectKey),
@@ -255,6 +259,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),
     ...dashboardBatchRoutes(dashboardAuth, transfer),
+    ...dashboardApprovalPolicyRoutes(dashboardAuth, transfer),
+    ...dashboardCounterpartyRoutes(transfer),
     ...dashboardCobroRoutes(dashboardAuth, deposit),
     ...docsRoutes(() => openApiDocument()),
     ...asyncApiRoutes(),

@@ -38,6 +38,43 @@ export interface Approval {
   description?: string | null;
   decidedAt?: string | null;
   rejectReason?: string | null;
+  /** The roles whose signatures count (the approval policy may ask ADMINs only). */
+  approvalRoles?: Role[];
+}
+
+/** One version of the approval policy (docs/policies.md); `policy` is the document as JSON. */
+export interface PolicyVersion {
+  id: string;
+  version: number;
+  status: 'PROPOSED' | 'APPROVED' | 'CANCELLED';
+  policy: unknown;
+  requiredSignatures: number;
+  proposedBy: string;
+  signatures: Array<{ email: string; role: Role; signedAt: string }>;
+  note: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  decidedBy: string | null;
+  effectiveAt: string | null;
+}
+export interface PolicyState {
+  inForce: PolicyVersion | null;
+  scheduled: PolicyVersion[];
+  proposed: PolicyVersion | null;
+  changeQuorum: number;
+  changeDelaySeconds: number;
+}
+/** A counterparty (docs/counterparties.md) as the dashboard lists it. */
+export interface Counterparty {
+  id: string;
+  name: string;
+  rail: 'BREB' | 'ACH';
+  brebKey: { keyType: string; keyValue: string } | null;
+  bankAccount: { bankName: string; accountNumberMasked: string } | null;
+  holderName: string;
+  documentNumber: string;
+  tags: string[];
+  verification: { status: 'UNVERIFIED' | 'PENDING' | 'VERIFIED' | 'FAILED'; reason: string | null };
 }
 
 export interface ApprovalPage {
@@ -162,6 +199,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** INVALID_REQUEST: each field refused and why (`details.fields`). */
+    readonly fields: ReadonlyArray<{ path: string; message: string }> = [],
   ) {
     super(message);
   }
@@ -216,11 +255,15 @@ export async function request<T>(method: 'GET' | 'POST', path: string, token?: s
     data = undefined;
   }
   if (!res.ok) {
-    const e = (data ?? {}) as { error?: unknown; message?: unknown };
+    const e = (data ?? {}) as { error?: unknown; message?: unknown; details?: { fields?: unknown } };
+    const fields = Array.isArray(e.details?.fields)
+      ? (e.details.fields as unknown[]).filter((f): f is { path: string; message: string } => typeof (f as { path?: unknown })?.path === 'string')
+      : [];
     throw new ApiError(
       res.status,
       typeof e.error === 'string' ? e.error : `HTTP_${res.status}`,
       typeof e.message === 'string' && e.message ? e.message : `Ocurrió un error inesperado (HTTP ${res.status}). Inténtalo de nuevo.`,
+      fields,
     );
   }
   return data as T;
@@ -287,6 +330,14 @@ export const api = {
     request<Batch>('POST', `/dashboard/batches/${encodeURIComponent(batchId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
   cobros: (token: string, q: { status?: string; reference?: string; cursor?: string; limit?: string }) =>
     request<Page<Cobro>>('GET', `/dashboard/cobros${query(q)}`, token),
+  policy: (token: string) => request<PolicyState>('GET', '/dashboard/approval-policy', token),
+  proposePolicy: (token: string, policy: unknown, totpCode: string, note?: string) =>
+    request<PolicyVersion>('POST', '/dashboard/approval-policy', token, note ? { policy, note, totpCode } : { policy, totpCode }),
+  signPolicy: (token: string, id: string, totpCode: string) =>
+    request<PolicyVersion>('POST', `/dashboard/approval-policy/${encodeURIComponent(id)}/sign`, token, { totpCode }),
+  cancelPolicy: (token: string, id: string, totpCode: string) =>
+    request<PolicyVersion>('POST', `/dashboard/approval-policy/${encodeURIComponent(id)}/cancel`, token, { totpCode }),
+  counterparties: (token: string, cursor?: string) => request<Page<Counterparty>>('GET', `/dashboard/counterparties${query({ cursor })}`, token),
   cobro: (token: string, id: string) => request<Cobro>('GET', `/dashboard/cobros/${encodeURIComponent(id)}`, token),
   cobroQr: (token: string, id: string) => requestImage(`/dashboard/cobros/${encodeURIComponent(id)}/qr.png`, token),
   unmatchedPayments: (token: string, cursor?: string) =>

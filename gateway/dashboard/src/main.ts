@@ -4,6 +4,8 @@
 import { api, ApiError, clearSession, loadSession, saveSession, type Approval, type ApprovalStatus, type Me, type Session } from './api.js';
 import { batchesPanel } from './batches.js';
 import { cobrosPanel } from './cobros.js';
+import { counterpartiesPanel } from './contrapartes.js';
+import { policyPanel } from './politica.js';
 import { TOTP, decisionForm, decisionText, signaturesView, type Outcome } from './decision.js';
 import { byId, detail, h, setMessage } from './dom.js';
 import { APPROVAL_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL, ROLE_LABEL, TRANSACTION_STATUS_LABEL } from './format.js';
@@ -32,6 +34,8 @@ const ui = {
   nav: byId('section-nav'),
   navApprovals: byId<HTMLButtonElement>('nav-approvals'),
   navCobros: byId<HTMLButtonElement>('nav-cobros'),
+  navPolicy: byId<HTMLButtonElement>('nav-policy'),
+  navCounterparties: byId<HTMLButtonElement>('nav-counterparties'),
   filter: byId<HTMLSelectElement>('status-filter'),
   refresh: byId<HTMLButtonElement>('refresh-button'),
   listMessage: byId('list-message'),
@@ -79,26 +83,38 @@ const cobros = cobrosPanel({
   showLogin: () => showLogin(),
 });
 
-// ---- sections: approvals (with the batches) and cobros ----------------------------------------
+const policy = policyPanel({ token: () => session?.token, me: () => me, sessionLost: (err) => handleSessionLoss(err) });
+const counterparties = counterpartiesPanel({ token: () => session?.token, sessionLost: (err) => handleSessionLoss(err) });
 
-function showSection(which: 'approvals' | 'cobros'): void {
-  ui.navApprovals.toggleAttribute('aria-current', false);
-  ui.navCobros.toggleAttribute('aria-current', false);
-  (which === 'approvals' ? ui.navApprovals : ui.navCobros).setAttribute('aria-current', 'page');
-  if (which === 'cobros') {
-    batches.closeDetail();
-    ui.approvalsView.hidden = true;
-    cobros.show();
-  } else {
-    cobros.hide();
-    batches.closeDetail();
-    ui.approvalsView.hidden = false;
+// ---- sections: approvals (with the batches), cobros, the approval policy, counterparties ------
+
+type Section = 'approvals' | 'cobros' | 'policy' | 'counterparties';
+const NAV: Record<Section, HTMLButtonElement> = {
+  approvals: ui.navApprovals,
+  cobros: ui.navCobros,
+  policy: ui.navPolicy,
+  counterparties: ui.navCounterparties,
+};
+
+function showSection(which: Section): void {
+  for (const [section, button] of Object.entries(NAV)) {
+    if (section === which) button.setAttribute('aria-current', 'page');
+    else button.removeAttribute('aria-current');
+  }
+  batches.closeDetail();
+  ui.approvalsView.hidden = which !== 'approvals';
+  if (which === 'cobros') cobros.show();
+  else cobros.hide();
+  if (which === 'policy') policy.show();
+  else policy.hide();
+  if (which === 'counterparties') counterparties.show();
+  else counterparties.hide();
+  if (which === 'approvals') {
     void loadApprovals();
     void batches.load();
   }
 }
-ui.navApprovals.addEventListener('click', () => showSection('approvals'));
-ui.navCobros.addEventListener('click', () => showSection('cobros'));
+for (const [section, button] of Object.entries(NAV)) button.addEventListener('click', () => showSection(section as Section));
 
 // ---- session --------------------------------------------------------------------------------
 
@@ -116,6 +132,8 @@ function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): v
   ui.more.hidden = true;
   batches.reset();
   cobros.reset();
+  policy.reset();
+  counterparties.reset();
   ui.loginView.hidden = false;
   ui.loginPassword.value = '';
   setMessage(ui.loginMessage, message, kind);
@@ -143,8 +161,10 @@ async function enter(s: Session): Promise<void> {
   ui.sessionBar.hidden = false;
   ui.nav.hidden = false;
   ui.navApprovals.setAttribute('aria-current', 'page');
-  ui.navCobros.removeAttribute('aria-current');
+  for (const b of [ui.navCobros, ui.navPolicy, ui.navCounterparties]) b.removeAttribute('aria-current');
   cobros.hide();
+  policy.hide();
+  counterparties.hide();
   ui.approvalsView.hidden = false;
   if (expiryTimer) clearTimeout(expiryTimer);
   const left = Date.parse(s.expiresAt) - Date.now();
@@ -283,6 +303,7 @@ function approvalCard(a: Approval, outcome?: Outcome): HTMLLIElement {
         ? detail('Vence', formatDateTime(a.expiresAt), 'approval-expires')
         : detail('Decidida', formatDateTime(a.decidedAt), 'approval-decided')),
       ...detail('Transferencia', label(TRANSACTION_STATUS_LABEL, a.transactionStatus), 'approval-transaction-status'),
+      ...(a.approvalRoles?.length ? detail('Pueden firmar', a.approvalRoles.map((r) => label(ROLE_LABEL, r)).join(', '), 'approval-roles') : []),
       ...(a.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'approval-reject-reason') : []),
     ),
     signaturesView(a.signatures, a.threshold, a.status === 'PENDING', 'approval'),
@@ -342,6 +363,8 @@ function startEnrolment(token: string | undefined): void {
   ui.more.hidden = true;
   batches.reset();
   cobros.reset();
+  policy.reset();
+  counterparties.reset();
   ui.loginView.hidden = true;
   ui.enrolView.hidden = false;
   ui.enrolIntro.textContent = '';

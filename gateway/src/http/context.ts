@@ -49,7 +49,9 @@ export function callContext(ctx: GatewayContext): CallContext {
       requestId: s.requestId,
       companyId: u.companyId,
       actor: `user:${u.userId}`,
-      principal: { kind: 'user', companyId: u.companyId, userId: u.userId, email: u.email, role: u.role },
+      // The company's profile too, as for an API key: the services apply the company's rules to a
+      // dashboard user's calls as well (the approval policy's change quorum is its multi-signature threshold).
+      principal: { kind: 'user', companyId: u.companyId, userId: u.userId, email: u.email, role: u.role, profile: u.profile },
     };
   }
   if (s.admin) {

@@ -61,6 +61,10 @@ export function buildOpenApiDocument(
       { name: 'Dictionaries', description: 'Reference data.' },
       { name: 'Admin', description: 'Operator provisioning (operator session; the shared admin token outside production and to bootstrap).' },
       { name: 'Dashboard', description: 'Dashboard users: session login and multi-signature approvals (session token + TOTP).' },
+      {
+        name: 'Approval policies',
+        description: "The company's approval policy (docs/policies.md): read with an API key or the dashboard, changed by dashboard ADMINs with TOTP.",
+      },
       { name: 'Docs', description: 'This document and its reference page.' },
     ],
     paths,

@@ -53,6 +53,7 @@ describe('the OpenAPI document is as strict as the server', () => {
   describe('POST /transfers/send: exactly one destination, targetName for BREB (oneOf of three closed variants)', () => {
     const validate = validatorOf('/components/schemas/SendTransferRequest');
     const key = { brebKey: { type: 'PHONE', value: '3001234567' } };
+    const cpty = 'cpty_0123456789abcdefghijklmn';
     const account = {
       bankAccount: {
         bankId: 7,
@@ -70,9 +71,14 @@ describe('the OpenAPI document is as strict as the server', () => {
       ['BREB to a resolved key', { amount: 1_200_000_000, targetAnchorHandle: 'anc_0123abcd', targetName: 'Ana', reference: 'r-1' }],
       ['ACH', { amount: 200_000_000_000, destination: account }],
       ['ACH with its document', { amount: 5_000, destination: account, targetName: 'Ana Pérez', targetDocument: '1020304050', description: '' }],
+      ['to a counterparty', { amount: 5_000, counterpartyId: cpty, reference: 'r-2' }],
     ];
     const invalid: Array<[string, Json]> = [
       ['no destination', { amount: 100, targetName: 'Ana' }],
+      ['counterparty and destination', { amount: 100, counterpartyId: cpty, destination: account }],
+      ['counterparty and anchor', { amount: 100, counterpartyId: cpty, targetAnchorHandle: 'anc_1', targetName: 'Ana' }],
+      ['malformed counterparty id', { amount: 100, counterpartyId: 'cpty_SHORT' }],
+      ['counterparty id not a string', { amount: 100, counterpartyId: 12 }],
       ['both destination and anchor', { amount: 100, destination: key, targetAnchorHandle: 'anc_1', targetName: 'Ana' }],
       ['both brebKey and bankAccount', { amount: 100, destination: { ...key, ...account }, targetName: 'Ana' }],
       ['empty destination', { amount: 100, destination: {}, targetName: 'Ana' }],
@@ -105,7 +111,10 @@ describe('the OpenAPI document is as strict as the server', () => {
         return [];
       };
       expect(fields({ amount: 100, targetName: 'Ana' })).toEqual([
-        { path: 'destination', message: 'Debe indicar destination o targetAnchorHandle (solo uno).' },
+        { path: 'destination', message: 'Debe indicar destination, targetAnchorHandle o counterpartyId (solo uno).' },
+      ]);
+      expect(fields({ amount: 100, counterpartyId: cpty, destination: account })).toEqual([
+        { path: 'destination', message: 'Debe indicar destination, targetAnchorHandle o counterpartyId (solo uno).' },
       ]);
       expect(fields({ amount: 100, destination: { ...key, ...account }, targetName: 'Ana' })).toContainEqual({
         path: 'destination',
@@ -122,7 +131,9 @@ describe('the OpenAPI document is as strict as the server', () => {
         { $ref: '#/components/schemas/SendToBrebKeyRequest' },
         { $ref: '#/components/schemas/SendToAnchorRequest' },
         { $ref: '#/components/schemas/SendToBankAccountRequest' },
+        { $ref: '#/components/schemas/SendToCounterpartyRequest' },
       ]);
+      expect(doc.components.schemas.SendToCounterpartyRequest.required).toEqual(expect.arrayContaining(['amount', 'counterpartyId']));
       for (const r of send.oneOf) expect(doc.components.schemas[r.$ref.split('/').pop()].additionalProperties).toBe(false);
       expect(doc.components.schemas.SendToBrebKeyRequest.required).toEqual(expect.arrayContaining(['amount', 'destination', 'targetName']));
       expect(doc.components.schemas.SendToBankAccountRequest.required).not.toContain('targetName');
@@ -247,10 +258,12 @@ describe('the OpenAPI document is as strict as the server', () => {
       return Array.isArray(branches) && branches.every((b: Json) => b.type === 'null' || formatted(b));
     };
     const dateLike = /^(at|from|to|date|since|until)$|At$/;
+    // A wall-clock time of day ("HH:MM", the approval policy's timeOfDay) is no date.
+    const timeOfDay = (s: Json): boolean => typeof s.pattern === 'string' && s.pattern.startsWith('^([01]\\d|2[0-3]):');
     const missing: string[] = [];
     for (const [node, at] of nodes(doc, '#')) {
       for (const [name, s] of Object.entries<Json>(node.properties ?? {})) {
-        if (dateLike.test(name) && !formatted(s)) missing.push(`${at}/properties/${name}`);
+        if (dateLike.test(name) && !formatted(s) && !timeOfDay(s)) missing.push(`${at}/properties/${name}`);
       }
       if (node.in === 'query' && dateLike.test(node.name) && !formatted(node.schema)) missing.push(`${at} (parameter ${node.name})`);
     }

@@ -1,3 +1,4 @@
+import type { CompanyProfileClaims } from '@wallet/platform';
 import type { CompanyStatus } from './company.store.js';
 import type { DashboardRole } from '../auth/dashboard/model.js';
 import type { Queryable } from './sql.js';
@@ -13,6 +14,8 @@ export interface DashboardSessionRow {
   companyId: string;
   companyName: string;
   companyStatus: CompanyStatus;
+  /** What the services apply the company's rules with (signed into the caller context, as an API key's). */
+  profile: CompanyProfileClaims;
   expiresAt: string;
 }
 
@@ -38,10 +41,17 @@ export class DashboardSessionStore {
       company_id: string;
       company_name: string;
       company_status: CompanyStatus;
+      tax_regime: string;
+      nit: string;
+      multi_sig_threshold: number;
+      daily: string;
+      monthly: string;
       expires_at: string;
     }>(
       `select s.id::text as session_id, s.token_hash, u.id::text as user_id, u.email, u.role, c.id::text as company_id,
-              c.name as company_name, c.status as company_status, ${isoCol('s.expires_at', 'expires_at')}
+              c.name as company_name, c.status as company_status, c.tax_regime, c.nit, c.multi_sig_threshold,
+              c.counterparty_daily_limit_cents::text as daily, c.counterparty_monthly_limit_cents::text as monthly,
+              ${isoCol('s.expires_at', 'expires_at')}
          from gateway.dashboard_sessions s
          join gateway.dashboard_users u on u.id = s.user_id
          join gateway.companies c on c.id = u.company_id
@@ -58,6 +68,14 @@ export class DashboardSessionStore {
           companyId: r.company_id,
           companyName: r.company_name,
           companyStatus: r.company_status,
+          profile: {
+            nit: r.nit,
+            name: r.company_name,
+            ivaApplicable: r.tax_regime === 'COMMON',
+            multiSigThreshold: Number(r.multi_sig_threshold),
+            counterpartyDailyLimitCents: BigInt(r.daily),
+            counterpartyMonthlyLimitCents: BigInt(r.monthly),
+          },
           expiresAt: r.expires_at,
         }
       : undefined;

@@ -42,7 +42,13 @@ function freePort(): Promise<number> {
  * `inboundCallbacks`: the gateway listens on a port chosen up front, and collect-key and pse-deposit
  * send the sandbox's inbound payments (Bre-B, PSE) to its /webhooks callbacks, as in production.
  */
-export async function startStack(env: Record<string, string> = {}, opts: { inboundCallbacks?: boolean } = {}): Promise<Stack> {
+export async function startStack(
+  env: Record<string, string> = {},
+  opts: {
+    inboundCallbacks?: boolean;
+    /** the transfer service's environment (e.g. a short POLICY_CHANGE_DELAY_SECONDS) */ transferEnv?: Record<string, string>;
+  } = {},
+): Promise<Stack> {
   const db = await createTestDatabase('gw');
   const gatewayPort = opts.inboundCallbacks ? await freePort() : undefined;
   const gatewayUrl = gatewayPort === undefined ? undefined : `http://127.0.0.1:${gatewayPort}`;
@@ -67,6 +73,7 @@ export async function startStack(env: Record<string, string> = {}, opts: { inbou
       providerUrl: sandbox.url,
       port: 0,
       logLevel: 'warn',
+      ...(opts.transferEnv ? { env: opts.transferEnv } : {}),
     });
     collectKey = await startCollectKey({
       databaseUrl: db.url,

@@ -244,10 +244,12 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Send to a Bre-B key (BREB wallet) or a bank account (ACH wallet)
+     * Send to a Bre-B key (BREB wallet), a bank account (ACH wallet) or a counterparty
      * @description Funds are reserved and the transfer dispatched to the rail; it answers 201 PENDING and later becomes COMPLETED or FAILED (poll GET /wallets/transactions/{id}). `reference` makes the request idempotent for 60 s: the same body returns the original transfer (same status code), a different body is 409 REFERENCE_CONFLICT.
      *
      *     **Idempotency-Key on a send** is bound to the transfer it creates, in the transfer service, for good: when the outcome of a send is unknown (a 5xx or a time-out after the send may have been accepted, a connection lost), retry with the same key and body — at once, with no 409 `IDEMPOTENCY_KEY_IN_USE` wait: the answer is that transfer in its current state, same status code and shape as a first send (201, or 200 for `AWAITING_APPROVAL`), with `Idempotent-Replayed: true`; never a second transfer. The key stays bound to that body (another body → 409 `IDEMPOTENCY_KEY_REUSED`). A send refused before it was recorded (e.g. 503 `ACH_RAIL_UNAVAILABLE`) made no transfer: the retry runs it. While the first send is still being decided the retry waits for it (up to 15 s, then 503 again).
+     *
+     *     **Counterparties and the approval policy** (docs/policies.md): `counterpartyId` names one of your counterparties instead of a destination (its key or account, holder and document are used; another company's → 404 `COUNTERPARTY_NOT_FOUND`). The company's approval policy (GET /approval-policy) decides every send; the answer's `policyDecision` says which version and rule decided and what: ALLOW (201), REQUIRE_APPROVALS (200 `AWAITING_APPROVAL`, `threshold` signatures from `approvalRoles`) or REFUSE: 422 `POLICY_REFUSED` with `details: { policyVersion, ruleId, code, message? }` (the rule, and the company's own code and message; `ruleId` null when the policy's `otherwise` refused), nothing reserved.
      *
      *     Scope: **WRITE**.
      *
@@ -994,6 +996,52 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/approval-policy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The approval policy: the version in force, those scheduled and the proposal waiting for signatures
+     * @description Every send is decided by the version in force when it is received (`policyDecision` on the send answer). A change is proposed and signed by dashboard ADMINs (`changeQuorum` signatures, TOTP) and decides from `effectiveAt`, `changeDelaySeconds` after the quorum; the webhook `company.policy_changed` tells when a change reaches its quorum.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getApprovalPolicy'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approval-policy/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every version of the approval policy (proposed, approved, cancelled), newest first
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listApprovalPolicyVersions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dictionaries/banks/ach': {
     parameters: {
       query?: never;
@@ -1227,6 +1275,68 @@ export interface components {
     AchQuoteRequest: {
       /** @description Gross centavos (JSON integer), minimum 100; above the ACH cap → 422. */
       amount: number;
+    };
+    ApprovalPolicyDocument: {
+      /** @description In order: the first rule whose conditions all hold decides. */
+      rules: components['schemas']['PolicyRule'][];
+      /** @description What decides when no rule matches. */
+      otherwise: components['schemas']['PolicyOutcome'];
+    };
+    ApprovalPolicySignature: {
+      email: string;
+      /** @enum {string} */
+      role: 'ADMIN' | 'OPERATOR';
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      signedAt: string;
+    };
+    ApprovalPolicyState: {
+      /** @description The version deciding the sends now; null: none, the company's multi-signature threshold decides. */
+      inForce: components['schemas']['ApprovalPolicyVersion'] | null;
+      /** @description Approved versions not in force yet, soonest first. */
+      scheduled: components['schemas']['ApprovalPolicyVersion'][];
+      /** @description The proposal waiting for signatures (one at a time). */
+      proposed: components['schemas']['ApprovalPolicyVersion'] | null;
+      /** @description Signatures a change needs, the proposer's included: the multi-signature threshold, at least 2. */
+      changeQuorum: number;
+      /** @description From the quorum to `effectiveAt`. */
+      changeDelaySeconds: number;
+    };
+    ApprovalPolicyVersion: {
+      /** @description `apol_` + 24 lower-case letters or digits. */
+      id: string;
+      version: number;
+      /**
+       * @description PROPOSED until the change quorum has signed, then APPROVED (in force from `effectiveAt`); CANCELLED when withdrawn.
+       * @enum {string}
+       */
+      status: 'PROPOSED' | 'APPROVED' | 'CANCELLED';
+      policy: components['schemas']['ApprovalPolicyDocument'];
+      /** @description Signatures the change needs, the proposer's included. */
+      requiredSignatures: number;
+      /** @description E-mail of the ADMIN who proposed it. */
+      proposedBy: string;
+      /** @description In signing order; the proposer's first. */
+      signatures: components['schemas']['ApprovalPolicySignature'][];
+      note: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      createdAt: string;
+      /** @description When the quorum was reached or the proposal cancelled. */
+      decidedAt: string | null;
+      /** @description E-mail of the last signer, or of who cancelled. */
+      decidedBy: string | null;
+      /** @description APPROVED: from when it decides the sends (the quorum plus the change delay). */
+      effectiveAt: string | null;
+    };
+    ApprovalPolicyVersionPage: {
+      items: components['schemas']['ApprovalPolicyVersion'][];
+      /** @description Pass as `beforeVersion` for the next (older) page; null: no more. */
+      nextBeforeVersion: number | null;
     };
     ApprovalSignature: {
       userId: string;
@@ -1999,6 +2109,7 @@ export interface components {
         | 'counterparty.verified'
         | 'counterparty.verification_failed'
         | 'company.security_changed'
+        | 'company.policy_changed'
       )[];
       /** @description Default true. */
       enabled?: boolean;
@@ -2242,6 +2353,8 @@ export interface components {
        * @example 2026-11-28T16:39:52.123456Z
        */
       createdAt: string;
+      /** @description What the approval policy decided (null on transfers from before approval policies). */
+      policyDecision: components['schemas']['PolicyDecision'] | null;
       /** @description `appr_` + 32 hex characters. */
       approvalId: string;
       /** @description Signatures required. */
@@ -2252,6 +2365,93 @@ export interface components {
        * @example 2026-11-28T16:39:52.123456Z
        */
       expiresAt: string;
+      /** @description The dashboard roles whose signatures count toward `threshold` (the approval policy may ask ADMINs only). */
+      approvalRoles: ('ADMIN' | 'OPERATOR')[];
+    };
+    /** @description The payment goes ahead with no approval. */
+    PolicyAllow: {
+      /** @constant */
+      action: 'ALLOW';
+    };
+    /** @description Every condition present must hold; with none, the rule matches every payment. */
+    PolicyConditions: {
+      /**
+       * @description Integer cents (COP × 100).
+       * @example 5000000000
+       */
+      amountAtLeastCents?: number;
+      /**
+       * @description Integer cents (COP × 100).
+       * @example 5000000000
+       */
+      amountBelowCents?: number;
+      rails?: ('BREB' | 'ACH')[];
+      /** @description true: paid to a counterparty (`counterpartyId`) whose verification is VERIFIED; false: to anything else. */
+      counterpartyVerified?: boolean;
+      /** @description Paid to a counterparty carrying at least one of these tags. */
+      counterpartyTags?: string[];
+      /** @description true: no payment of the company to this destination (key or account) has completed yet. */
+      firstPayment?: boolean;
+      /** @description Bogotá wall time in [from, to); from after to wraps past midnight (20:00 to 06:00). */
+      timeOfDay?: {
+        /** @example 20:00 */
+        from: string;
+        /** @example 20:00 */
+        to: string;
+      };
+      /** @description Bogotá day of the week. */
+      daysOfWeek?: ('MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT' | 'SUN')[];
+      /** @description true: on a Colombian public holiday (as observed); false: on any other day. */
+      holiday?: boolean;
+      /**
+       * @description The company's amount sent today (Bogotá), this payment included, is at least this. Sends refused before they were accepted do not count.
+       * @example 5000000000
+       */
+      cumulativeTodayAtLeastCents?: number;
+    };
+    PolicyDecision: {
+      /** @description The policy version that decided; 0: no policy in force, the multi-signature threshold decided. */
+      policyVersion: number;
+      /** @description The rule that decided; null: no rule matched (the policy's `otherwise`), or no policy. */
+      ruleId: string | null;
+      /** @enum {string} */
+      action: 'ALLOW' | 'REQUIRE_APPROVALS' | 'REFUSE';
+      /** @description REQUIRE_APPROVALS: the signatures asked; 0 otherwise. */
+      approvals: number;
+      /** @description REQUIRE_APPROVALS: the roles whose signatures count; [] otherwise. */
+      roles: ('ADMIN' | 'OPERATOR')[];
+    };
+    PolicyOutcome: components['schemas']['PolicyAllow'] | components['schemas']['PolicyRequireApprovals'] | components['schemas']['PolicyRefuse'];
+    /** @description The payment is refused: 422 `POLICY_REFUSED`, nothing reserved. */
+    PolicyRefuse: {
+      /** @constant */
+      action: 'REFUSE';
+      /**
+       * @description The company's own code, answered in `details.code`.
+       * @example OUTSIDE_HOURS
+       */
+      code: string;
+      /** @description The company's own explanation (Spanish), answered in `details.message`. */
+      message?: string;
+    };
+    /** @description The payment is accepted (funds held) and waits for the signatures. */
+    PolicyRequireApprovals: {
+      /** @constant */
+      action: 'REQUIRE_APPROVALS';
+      /** @description How many different dashboard users must sign (TOTP). */
+      approvals: number;
+      /** @description The roles whose signatures count (default both ADMIN and OPERATOR). */
+      roles?: ('ADMIN' | 'OPERATOR')[];
+    };
+    PolicyRule: {
+      /**
+       * @description Unique in the policy; recorded with every payment the rule decides.
+       * @example big-payments
+       */
+      id: string;
+      description?: string;
+      when: components['schemas']['PolicyConditions'];
+      then: components['schemas']['PolicyOutcome'];
     };
     Quote: {
       amount: number;
@@ -2354,9 +2554,29 @@ export interface components {
       reference?: string;
       description?: string;
     };
-    /** @description Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key) or `destination.bankAccount` (ACH); `targetName` is required for BREB. */
+    /** @description To a counterparty: `counterpartyId` (no `destination`); its key (BREB) or account (ACH), holder and document are the counterparty's. */
+    SendToCounterpartyRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      /**
+       * @description Instead of destination or targetAnchorHandle: one of your counterparties (POST /counterparties); the send goes to its key or account, and the approval policy sees its verification and tags. Another company's or a deleted one → 404 COUNTERPARTY_NOT_FOUND.
+       * @example cpty_k3v9x2m7q1w8e5r4t6y0u2i9
+       */
+      counterpartyId: string;
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName?: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      /** @description Idempotency key for 60 s (§7.4). */
+      reference?: string;
+      description?: string;
+    };
+    /** @description Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key), `destination.bankAccount` (ACH) or `counterpartyId` (a counterparty: its key or account); `targetName` is required for BREB to a key. */
     SendTransferRequest:
-      components['schemas']['SendToBrebKeyRequest'] | components['schemas']['SendToAnchorRequest'] | components['schemas']['SendToBankAccountRequest'];
+      | components['schemas']['SendToBrebKeyRequest']
+      | components['schemas']['SendToAnchorRequest']
+      | components['schemas']['SendToBankAccountRequest']
+      | components['schemas']['SendToCounterpartyRequest'];
     SetCobroSettingsRequest: {
       /** @description A fixed tolerance in centavos (JSON integer), 0 to 100,000,000 (1,000,000 COP). */
       amountToleranceCents: number;
@@ -2476,6 +2696,8 @@ export interface components {
        * @example 2026-11-28T16:39:52.123456Z
        */
       createdAt: string;
+      /** @description What the approval policy decided (null on transfers from before approval policies). */
+      policyDecision: components['schemas']['PolicyDecision'] | null;
     };
     UnmatchedPayment: {
       depositId: string;
@@ -2557,6 +2779,7 @@ export interface components {
         | 'counterparty.verified'
         | 'counterparty.verification_failed'
         | 'company.security_changed'
+        | 'company.policy_changed'
       )[];
       enabled?: boolean;
       /** @description `null` clears it. */
@@ -4636,7 +4859,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Multi-signature company (threshold ≥ 2): the funds are reserved and the transfer awaits approval (`AWAITING_APPROVAL`, `approvalId`, `threshold`, `expiresAt`, `amount`, `rail`, plus the §2.5 fields). Nothing is dispatched until dashboard users sign it. A replay of a multi-signature send answers 200 with its current state. */
+      /** @description Multi-signature company (threshold ≥ 2) or an approval policy asking for approvals: the funds are reserved and the transfer awaits approval (`AWAITING_APPROVAL`, `approvalId`, `threshold`, `approvalRoles`, `expiresAt`, `amount`, `rail`, plus the §2.5 fields). Nothing is dispatched until dashboard users sign it. A replay of a multi-signature send answers 200 with its current state. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4652,12 +4875,26 @@ export interface operations {
            * @example {
            *       "amount": 123456789,
            *       "approvalId": "appr_6de29d96bebdd0f78fd086aba0b7cb21",
+           *       "approvalRoles": [
+           *         "ADMIN",
+           *         "OPERATOR"
+           *       ],
            *       "createdAt": "2026-11-29T02:50:21.024000Z",
            *       "currency": "COP",
            *       "expiresAt": "2026-11-30T02:50:21.024000Z",
            *       "id": "4f788e47-9920-4bfb-a532-c9a113f612f0",
            *       "ivaAmount": 6650,
            *       "netAmount": 123421789,
+           *       "policyDecision": {
+           *         "action": "REQUIRE_APPROVALS",
+           *         "approvals": 2,
+           *         "policyVersion": 0,
+           *         "roles": [
+           *           "ADMIN",
+           *           "OPERATOR"
+           *         ],
+           *         "ruleId": null
+           *       },
            *       "rail": "BREB",
            *       "reference": "FAC-2026-0042",
            *       "status": "AWAITING_APPROVAL",
@@ -4690,6 +4927,13 @@ export interface operations {
            *       "id": "e7ee16fe-073d-4626-9f01-699d2f4ead02",
            *       "ivaAmount": 0,
            *       "netAmount": 1000,
+           *       "policyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "rail": "ACH",
            *       "reference": null,
            *       "status": "PENDING",
@@ -4757,7 +5001,7 @@ export interface operations {
             | components['schemas']['InsufficientScopeError'];
         };
       };
-      /** @description `WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas.<br>`FAST_WALLET_MISSING`: Falta la billetera BREB de la empresa. */
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada.<br>`WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas.<br>`FAST_WALLET_MISSING`: Falta la billetera BREB de la empresa. */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4771,7 +5015,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'WALLET_NOT_PROVISIONED' | 'FAST_WALLET_MISSING';
+            error?: 'COUNTERPARTY_NOT_FOUND' | 'WALLET_NOT_PROVISIONED' | 'FAST_WALLET_MISSING';
           };
         };
       };
@@ -4829,7 +5073,7 @@ export interface operations {
           };
         };
       };
-      /** @description `AMOUNT_EXCEEDS_BREB_CAP`: El monto supera el tope individual BREB de 12 millones de pesos.<br>`AMOUNT_EXCEEDS_ACH_CAP`: El monto supera el tope individual ACH de 2.000 millones de pesos.<br>`TARGET_DOCUMENT_REQUIRED`: El documento del destinatario es obligatorio.<br>`RECIPIENT_BLACKLISTED`: Una de las partes está en la lista de control de lavado de activos.<br>`INVALID_KEY`: La llave Bre-B no tiene un formato válido.<br>`KEY_INACTIVE`: La llave Bre-B existe pero no está activa.<br>`NAME_MISMATCH`: El nombre indicado no coincide con el titular de la llave Bre-B.<br>`INVALID_BANK_ACCOUNT`: La validación de la cuenta bancaria falló.<br>`COUNTERPARTY_DAILY_LIMIT_EXCEEDED`: Se superó el límite diario para este destinatario.<br>`COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED`: Se superó el límite mensual para este destinatario.<br>`INSUFFICIENT_BALANCE`: El saldo disponible no cubre el monto más la comisión y el IVA. */
+      /** @description `AMOUNT_EXCEEDS_BREB_CAP`: El monto supera el tope individual BREB de 12 millones de pesos.<br>`AMOUNT_EXCEEDS_ACH_CAP`: El monto supera el tope individual ACH de 2.000 millones de pesos.<br>`TARGET_DOCUMENT_REQUIRED`: El documento del destinatario es obligatorio.<br>`RECIPIENT_BLACKLISTED`: Una de las partes está en la lista de control de lavado de activos.<br>`INVALID_KEY`: La llave Bre-B no tiene un formato válido.<br>`KEY_INACTIVE`: La llave Bre-B existe pero no está activa.<br>`NAME_MISMATCH`: El nombre indicado no coincide con el titular de la llave Bre-B.<br>`INVALID_BANK_ACCOUNT`: La validación de la cuenta bancaria falló.<br>`COUNTERPARTY_DAILY_LIMIT_EXCEEDED`: Se superó el límite diario para este destinatario.<br>`COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED`: Se superó el límite mensual para este destinatario.<br>`INSUFFICIENT_BALANCE`: El saldo disponible no cubre el monto más la comisión y el IVA.<br>`POLICY_REFUSED`: La política de aprobación de la empresa no permite esta transferencia. */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4854,7 +5098,8 @@ export interface operations {
               | 'INVALID_BANK_ACCOUNT'
               | 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED'
               | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED'
-              | 'INSUFFICIENT_BALANCE';
+              | 'INSUFFICIENT_BALANCE'
+              | 'POLICY_REFUSED';
           };
         };
       };
@@ -12862,6 +13107,402 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getApprovalPolicy: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The policy as it stands. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "changeDelaySeconds": 2,
+           *       "changeQuorum": 2,
+           *       "inForce": null,
+           *       "proposed": null,
+           *       "scheduled": [
+           *         {
+           *           "createdAt": "2026-11-29T19:48:49.490000Z",
+           *           "decidedAt": "2026-11-29T19:48:49.609000Z",
+           *           "decidedBy": "admin2.dff4c3@politicas.co",
+           *           "effectiveAt": "2026-11-29T19:48:51.609000Z",
+           *           "id": "apol_b4ytfqtonjkcd3cdtpznewjd",
+           *           "note": "Nómina libre, pagos grandes con dos firmas",
+           *           "policy": {
+           *             "otherwise": {
+           *               "action": "ALLOW"
+           *             },
+           *             "rules": [
+           *               {
+           *                 "description": "ACH grandes, nunca",
+           *                 "id": "ach-tope",
+           *                 "then": {
+           *                   "action": "REFUSE",
+           *                   "code": "ACH_TOPE",
+           *                   "message": "Los pagos ACH no pueden pasar de 200.000 COP."
+           *                 },
+           *                 "when": {
+           *                   "amountAtLeastCents": 20000000,
+           *                   "rails": [
+           *                     "ACH"
+           *                   ]
+           *                 }
+           *               },
+           *               {
+           *                 "id": "nomina",
+           *                 "then": {
+           *                   "action": "ALLOW"
+           *                 },
+           *                 "when": {
+           *                   "counterpartyTags": [
+           *                     "employee"
+           *                   ],
+           *                   "counterpartyVerified": true
+           *                 }
+           *               }
+           *             ]
+           *           },
+           *           "proposedBy": "admin1.dff4c3@politicas.co",
+           *           "requiredSignatures": 2,
+           *           "signatures": [
+           *             {
+           *               "email": "admin1.dff4c3@politicas.co",
+           *               "role": "ADMIN",
+           *               "signedAt": "2026-11-29T19:48:49.492000Z"
+           *             },
+           *             {
+           *               "email": "admin2.dff4c3@politicas.co",
+           *               "role": "ADMIN",
+           *               "signedAt": "2026-11-29T19:48:49.610000Z"
+           *             }
+           *           ],
+           *           "status": "APPROVED",
+           *           "version": 1
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['ApprovalPolicyState'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listApprovalPolicyVersions: {
+    parameters: {
+      query?: {
+        limit?: number;
+        beforeVersion?: number;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of versions; `nextBeforeVersion` pages on. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T19:48:49.490000Z",
+           *           "decidedAt": "2026-11-29T19:48:49.609000Z",
+           *           "decidedBy": "admin2.dff4c3@politicas.co",
+           *           "effectiveAt": "2026-11-29T19:48:51.609000Z",
+           *           "id": "apol_b4ytfqtonjkcd3cdtpznewjd",
+           *           "note": "Nómina libre, pagos grandes con dos firmas",
+           *           "policy": {
+           *             "otherwise": {
+           *               "action": "ALLOW"
+           *             },
+           *             "rules": [
+           *               {
+           *                 "description": "ACH grandes, nunca",
+           *                 "id": "ach-tope",
+           *                 "then": {
+           *                   "action": "REFUSE",
+           *                   "code": "ACH_TOPE",
+           *                   "message": "Los pagos ACH no pueden pasar de 200.000 COP."
+           *                 },
+           *                 "when": {
+           *                   "amountAtLeastCents": 20000000,
+           *                   "rails": [
+           *                     "ACH"
+           *                   ]
+           *                 }
+           *               },
+           *               {
+           *                 "id": "nomina",
+           *                 "then": {
+           *                   "action": "ALLOW"
+           *                 },
+           *                 "when": {
+           *                   "counterpartyTags": [
+           *                     "employee"
+           *                   ],
+           *                   "counterpartyVerified": true
+           *                 }
+           *               }
+           *             ]
+           *           },
+           *           "proposedBy": "admin1.dff4c3@politicas.co",
+           *           "requiredSignatures": 2,
+           *           "signatures": [
+           *             {
+           *               "email": "admin1.dff4c3@politicas.co",
+           *               "role": "ADMIN",
+           *               "signedAt": "2026-11-29T19:48:49.492000Z"
+           *             },
+           *             {
+           *               "email": "admin2.dff4c3@politicas.co",
+           *               "role": "ADMIN",
+           *               "signedAt": "2026-11-29T19:48:49.610000Z"
+           *             }
+           *           ],
+           *           "status": "APPROVED",
+           *           "version": 1
+           *         }
+           *       ],
+           *       "nextBeforeVersion": null
+           *     }
+           */
+          'application/json': components['schemas']['ApprovalPolicyVersionPage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
           };
         };
       };

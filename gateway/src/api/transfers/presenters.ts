@@ -68,13 +68,28 @@ export function transferToApi(t: transferV1.Transfer): { status: number; body: R
     targetDocument: t.targetDocument,
     reference: t.reference ?? null,
     createdAt: formatInstant(t.createdAt ?? new Date()),
+    policyDecision: t.policyDecision ? policyDecisionToApi(t.policyDecision) : null,
   };
   if (!t.approvalId) return { status: 201, body };
   return {
     status: 200,
-    body: { ...body, approvalId: t.approvalId, threshold: t.threshold, expiresAt: t.expiresAt ? formatInstant(t.expiresAt) : null },
+    body: {
+      ...body,
+      approvalId: t.approvalId,
+      threshold: t.threshold,
+      expiresAt: t.expiresAt ? formatInstant(t.expiresAt) : null,
+      approvalRoles: approvalRoles(t.approvalRoles),
+    },
   };
 }
+
+/** What the approval policy decided (the REFUSE code and message are answered only in a 422's details). */
+export function policyDecisionToApi(d: transferV1.PolicyDecision) {
+  return { policyVersion: d.policyVersion, ruleId: d.ruleId ?? null, action: d.action, approvals: d.approvals, roles: d.roles };
+}
+
+/** The roles whose signatures count; none named (a service from before approval policies): both. */
+const approvalRoles = (roles: readonly string[]): string[] => (roles.length > 0 ? [...roles] : ['ADMIN', 'OPERATOR']);
 
 /** One signature of an approval (a transfer's or a batch's). */
 export function signatureToApi(s: transferV1.ApprovalSignature) {
@@ -103,6 +118,7 @@ export function approvalToApi(a: transferV1.Approval) {
     rejectReason: a.rejectReason ?? null,
     rejectedBy: a.rejectedBy ?? null,
     transactionStatus: statusName(a.transactionStatus),
+    approvalRoles: approvalRoles(a.approvalRoles),
   };
 }
 
@@ -141,6 +157,7 @@ export function sendRequestOf(body: z.output<typeof SendBody>): Omit<transferV1.
     brebKey: body.destination?.brebKey,
     bankAccount: ba ? { ...ba, bankName: bank?.name ?? '', bankAchCode: bank?.achCode ?? '' } : undefined,
     targetAnchorHandle: body.targetAnchorHandle,
+    ...('counterpartyId' in body && body.counterpartyId ? { counterpartyId: body.counterpartyId } : {}),
     targetName: body.targetName,
     targetDocument: body.targetDocument === '' ? undefined : body.targetDocument,
   };

@@ -61,6 +61,22 @@ export const QuoteSchema = z
   })
   .meta({ id: 'Quote' });
 
+export const APPROVER_ROLES = ['ADMIN', 'OPERATOR'] as const;
+
+/** What the company's approval policy decided for a send (docs/policies.md). */
+export const PolicyDecisionSchema = z
+  .object({
+    policyVersion: z.int().min(0).meta({ description: 'The policy version that decided; 0: no policy in force, the multi-signature threshold decided.' }),
+    ruleId: z.string().nullable().meta({ description: "The rule that decided; null: no rule matched (the policy's `otherwise`), or no policy." }),
+    action: z.enum(['ALLOW', 'REQUIRE_APPROVALS', 'REFUSE']),
+    approvals: z.int().min(0).max(10).meta({ description: 'REQUIRE_APPROVALS: the signatures asked; 0 otherwise.' }),
+    roles: z.array(z.enum(APPROVER_ROLES)).meta({ description: 'REQUIRE_APPROVALS: the roles whose signatures count; [] otherwise.' }),
+  })
+  .meta({ id: 'PolicyDecision' });
+
+const policyDecision = () =>
+  PolicyDecisionSchema.nullable().meta({ description: 'What the approval policy decided (null on transfers from before approval policies).' });
+
 export const TransferSchema = z
   .object({
     id: z.string(),
@@ -79,6 +95,7 @@ export const TransferSchema = z
     targetDocument: z.string(),
     reference: z.string().nullable(),
     createdAt: isoDate(),
+    policyDecision: policyDecision(),
   })
   .meta({ id: 'Transfer' });
 
@@ -87,6 +104,10 @@ export const PendingApprovalTransferSchema = TransferSchema.extend({
   approvalId: z.string().meta({ description: '`appr_` + 32 hex characters.' }),
   threshold: z.int().min(1).max(10).meta({ description: 'Signatures required.' }),
   expiresAt: isoDate().meta({ description: 'Without quorum by then the transfer expires and its funds are released.' }),
+  approvalRoles: z
+    .array(z.enum(APPROVER_ROLES))
+    .min(1)
+    .meta({ description: 'The dashboard roles whose signatures count toward `threshold` (the approval policy may ask ADMINs only).' }),
 }).meta({ id: 'PendingApprovalTransfer' });
 
 export const ApprovalSignatureSchema = z
@@ -149,6 +170,9 @@ export const ApprovalSchema = z
     rejectReason: z.string().nullable(),
     rejectedBy: z.string().nullable(),
     transactionStatus: MovementStatusSchema.meta({ description: 'The transfer: AWAITING_APPROVAL, EXECUTING, PENDING, COMPLETED, FAILED or EXPIRED.' }),
+    approvalRoles: z
+      .array(z.enum(APPROVER_ROLES))
+      .meta({ description: 'The dashboard roles whose signatures count toward `threshold` (the approval policy may ask ADMINs only).' }),
   })
   .meta({ id: 'Approval' });
 
@@ -200,6 +224,14 @@ const targetDocument = () =>
     description:
       'BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored).',
   });
+/** `cpty_` + 24 lower-case letters or digits (api/counterparties COUNTERPARTY_ID; not imported: that module imports this one). */
+const COUNTERPARTY_ID = /^cpty_[a-z0-9]{24}$/;
+const counterpartyId = () =>
+  z.string().regex(COUNTERPARTY_ID, { message: 'Debe ser el id de una contraparte (cpty_ y 24 letras minúsculas o dígitos).' }).meta({
+    description:
+      "Instead of destination or targetAnchorHandle: one of your counterparties (POST /counterparties); the send goes to its key or account, and the approval policy sees its verification and tags. Another company's or a deleted one → 404 COUNTERPARTY_NOT_FOUND.",
+    example: 'cpty_k3v9x2m7q1w8e5r4t6y0u2i9',
+  });
 const sendExtras = {
   reference: textSchema(1, 100).optional().meta({ description: 'Idempotency key for 60 s (§7.4).' }),
   description: textSchema(0, 255).optional(),
@@ -242,47 +274,71 @@ const SEND_VARIANTS = [
       ...sendExtras,
     })
     .meta({ id: 'SendToBankAccountRequest', description: 'ACH to a bank account: `destination.bankAccount`.' }),
-] as const;
-
-export const SendBody = documentAsOneOf(
   z
     .strictObject({
       amount: sendAmount(),
-      destination: z
-        .strictObject({ brebKey: BrebKeyDestination.optional(), bankAccount: BankAccountDestination.optional() })
-        .refine((d) => (d.brebKey ? 1 : 0) + (d.bankAccount ? 1 : 0) === 1, { message: 'Debe indicar exactamente uno de brebKey o bankAccount.' })
-        .optional(),
-      targetAnchorHandle: targetAnchorHandle().optional(),
+      counterpartyId: counterpartyId(),
       targetName: targetName().optional(),
       targetDocument: targetDocument().optional(),
       ...sendExtras,
     })
-    .superRefine((b, ctx) => {
-      if ((b.destination ? 1 : 0) + (b.targetAnchorHandle ? 1 : 0) !== 1) {
-        ctx.addIssue({ code: 'custom', path: ['destination'], message: 'Debe indicar destination o targetAnchorHandle (solo uno).' });
-      }
-      const breb = b.targetAnchorHandle !== undefined || b.destination?.brebKey !== undefined;
-      if (breb && !b.targetName) ctx.addIssue({ code: 'custom', path: ['targetName'], message: 'Es obligatorio para envíos BREB.' });
-      if (breb && b.targetDocument && !BREB_DOCUMENT.test(b.targetDocument)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['targetDocument'],
-          message: 'Debe tener de 3 a 32 letras, dígitos, puntos, guiones o espacios.',
-        });
-      }
-      const account = b.destination?.bankAccount;
-      if (!breb && account && b.targetDocument && b.targetDocument.replace(/[^0-9A-Za-z]/g, '') !== account.documentNumber) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['targetDocument'],
-          message: 'Si se indica, debe ser el documento de la cuenta (destination.bankAccount.documentNumber).',
-        });
-      }
-    })
+    .meta({
+      id: 'SendToCounterpartyRequest',
+      description: "To a counterparty: `counterpartyId` (no `destination`); its key (BREB) or account (ACH), holder and document are the counterparty's.",
+    }),
+] as const;
+
+/** The fields of a send; SendBody and a bulk payout's item (BatchItemBody) refine them alike. */
+const sendFields = z.strictObject({
+  amount: sendAmount(),
+  destination: z
+    .strictObject({ brebKey: BrebKeyDestination.optional(), bankAccount: BankAccountDestination.optional() })
+    .refine((d) => (d.brebKey ? 1 : 0) + (d.bankAccount ? 1 : 0) === 1, { message: 'Debe indicar exactamente uno de brebKey o bankAccount.' })
+    .optional(),
+  targetAnchorHandle: targetAnchorHandle().optional(),
+  counterpartyId: counterpartyId().optional(),
+  targetName: targetName().optional(),
+  targetDocument: targetDocument().optional(),
+  ...sendExtras,
+});
+
+/** The rules across fields of a send: one destination, BREB's holder, ACH's document. */
+function checkSend(b: z.output<typeof sendFields>, ctx: z.RefinementCtx, destinations: string): void {
+  if ((b.destination ? 1 : 0) + (b.targetAnchorHandle ? 1 : 0) + (b.counterpartyId ? 1 : 0) !== 1) {
+    ctx.addIssue({ code: 'custom', path: ['destination'], message: `Debe indicar ${destinations} (solo uno).` });
+  }
+  const breb = b.targetAnchorHandle !== undefined || b.destination?.brebKey !== undefined;
+  if (breb && !b.targetName) ctx.addIssue({ code: 'custom', path: ['targetName'], message: 'Es obligatorio para envíos BREB.' });
+  if (breb && b.targetDocument && !BREB_DOCUMENT.test(b.targetDocument)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['targetDocument'],
+      message: 'Debe tener de 3 a 32 letras, dígitos, puntos, guiones o espacios.',
+    });
+  }
+  const account = b.destination?.bankAccount;
+  if (!breb && account && b.targetDocument && b.targetDocument.replace(/[^0-9A-Za-z]/g, '') !== account.documentNumber) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['targetDocument'],
+      message: 'Si se indica, debe ser el documento de la cuenta (destination.bankAccount.documentNumber).',
+    });
+  }
+}
+
+export const SendBody = documentAsOneOf(
+  sendFields
+    .superRefine((b, ctx) => checkSend(b, ctx, 'destination, targetAnchorHandle o counterpartyId'))
     .meta({
       id: 'SendTransferRequest',
       description:
-        'Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key) or `destination.bankAccount` (ACH); `targetName` is required for BREB.',
+        'Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key), `destination.bankAccount` (ACH) or `counterpartyId` (a counterparty: its key or account); `targetName` is required for BREB to a key.',
     }),
   SEND_VARIANTS,
 );
+
+/**
+ * A bulk payout's item: a send as POST /transfers/send takes it but for `counterpartyId` (a batch's
+ * items are checked and routed by the transfer service without counterparties).
+ */
+export const BatchItemBody = sendFields.omit({ counterpartyId: true }).superRefine((b, ctx) => checkSend(b, ctx, 'destination o targetAnchorHandle'));

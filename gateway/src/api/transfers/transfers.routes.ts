@@ -84,7 +84,7 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
       path: '/transfers/send',
       operationId: 'sendTransfer',
       tags: ['Transfers'],
-      summary: 'Send to a Bre-B key (BREB wallet) or a bank account (ACH wallet)',
+      summary: 'Send to a Bre-B key (BREB wallet), a bank account (ACH wallet) or a counterparty',
       description:
         'Funds are reserved and the transfer dispatched to the rail; it answers 201 PENDING and later becomes COMPLETED or FAILED ' +
         '(poll GET /wallets/transactions/{id}). `reference` makes the request idempotent for 60 s: the same body returns the original ' +
@@ -95,7 +95,13 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
         'code and shape as a first send (201, or 200 for `AWAITING_APPROVAL`), with `Idempotent-Replayed: true`; never a second ' +
         'transfer. The key stays bound to that body (another body → 409 `IDEMPOTENCY_KEY_REUSED`). A send refused before it was ' +
         'recorded (e.g. 503 `ACH_RAIL_UNAVAILABLE`) made no transfer: the retry runs it. While the first send is still being decided the ' +
-        'retry waits for it (up to 15 s, then 503 again).',
+        'retry waits for it (up to 15 s, then 503 again).\n\n' +
+        '**Counterparties and the approval policy** (docs/policies.md): `counterpartyId` names one of your counterparties instead of a ' +
+        "destination (its key or account, holder and document are used; another company's → 404 `COUNTERPARTY_NOT_FOUND`). The " +
+        "company's approval policy (GET /approval-policy) decides every send; the answer's `policyDecision` says which version and rule " +
+        'decided and what: ALLOW (201), REQUIRE_APPROVALS (200 `AWAITING_APPROVAL`, `threshold` signatures from `approvalRoles`) or ' +
+        "REFUSE: 422 `POLICY_REFUSED` with `details: { policyVersion, ruleId, code, message? }` (the rule, and the company's own code " +
+        "and message; `ruleId` null when the policy's `otherwise` refused), nothing reserved.",
       auth: { kind: 'apiKey', scope: 'WRITE' },
       rateClass: 'FINANCIAL',
       idempotent: 'bound',
@@ -104,8 +110,8 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
         201: { description: 'The transfer, PENDING.', schema: TransferSchema },
         200: {
           description:
-            'Multi-signature company (threshold ≥ 2): the funds are reserved and the transfer awaits approval (`AWAITING_APPROVAL`, ' +
-            '`approvalId`, `threshold`, `expiresAt`, `amount`, `rail`, plus the §2.5 fields). Nothing is dispatched until dashboard users sign it. ' +
+            'Multi-signature company (threshold ≥ 2) or an approval policy asking for approvals: the funds are reserved and the transfer awaits approval (`AWAITING_APPROVAL`, ' +
+            '`approvalId`, `threshold`, `approvalRoles`, `expiresAt`, `amount`, `rail`, plus the §2.5 fields). Nothing is dispatched until dashboard users sign it. ' +
             'A replay of a multi-signature send answers 200 with its current state.',
           schema: PendingApprovalTransferSchema,
         },
@@ -124,6 +130,8 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
         'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED',
         'INSUFFICIENT_BALANCE',
         'REFERENCE_CONFLICT',
+        'COUNTERPARTY_NOT_FOUND',
+        'POLICY_REFUSED',
         'WALLET_NOT_PROVISIONED',
         'FAST_WALLET_MISSING',
         'BREB_DIRECTORY_LOOKUP_FAILED',

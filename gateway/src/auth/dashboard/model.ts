@@ -1,4 +1,4 @@
-import type { Logger, SecretBox } from '@wallet/platform';
+import type { CompanyProfileClaims, Logger, SecretBox } from '@wallet/platform';
 import type { DashboardSessionStore } from '../../persistence/dashboard-session.store.js';
 import type { DashboardUserStore } from '../../persistence/dashboard-user.store.js';
 import type { Queryable } from '../../persistence/sql.js';
@@ -16,6 +16,8 @@ export interface SessionPrincipal {
   role: DashboardRole;
   companyId: string;
   companyName: string;
+  /** The company's profile (tax regime, NIT, multi-signature threshold, limits), signed into the caller context of the user's calls (http/context.ts). */
+  profile: CompanyProfileClaims;
   expiresAt: string;
 }
 

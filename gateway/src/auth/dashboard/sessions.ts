@@ -60,6 +60,7 @@ export class DashboardSessions {
       role: r.role,
       companyId: r.companyId,
       companyName: r.companyName,
+      profile: r.profile,
       expiresAt: r.expiresAt,
     };
   }

@@ -32,6 +32,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'counterparty.verified',
   'counterparty.verification_failed',
   'company.security_changed',
+  'company.policy_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /**

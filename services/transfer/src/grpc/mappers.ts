@@ -117,6 +117,7 @@ export function approvalToProto(a: ApprovalView): transferV1.Approval {
     transactionStatus: STATUS[publicStatus(t.state)],
     totalFee: t.fee.subtotalFee,
     ivaAmount: t.fee.ivaAmount,
+    approvalRoles: t.approval?.roles ?? ['ADMIN', 'OPERATOR'],
   };
 }
 

@@ -1,6 +1,6 @@
-import { companyEventsV1, counterpartyEventsV1, depositEventsV1, transferEventsV1 } from '@wallet/proto';
+import { companyEventsV1, counterpartyEventsV1, depositEventsV1, policyEventsV1, transferEventsV1 } from '@wallet/proto';
 import { batchToApi, counterpartyView } from '@wallet/platform';
-import { eventBody, mapSourceEvent, webhookEventId } from './event-types.js';
+import { eventBody, isWebhookEventType, mapSourceEvent, webhookEventId } from './event-types.js';
 
 describe('internal events → public webhook events', () => {
   const now = new Date('2026-11-21T10:00:00.000Z');
@@ -249,6 +249,48 @@ describe('internal events → public webhook events', () => {
     });
     expect(() => mapSourceEvent({ id: 'x', subject: 'company.security_changed', payload: { summary: 'sin empresa' } })).toThrow();
     expect(mapSourceEvent({ id: 'x', subject: 'company.other', payload: {} })).toEqual([]);
+  });
+
+  it("company.policy_changed (the transfer service's) is delivered to the company with the policy as a JSON object, ordered per company", () => {
+    const document = {
+      rules: [{ id: 'grandes', when: { amountAtLeastCents: 5_000_000_000 }, then: { action: 'REQUIRE_APPROVALS', approvals: 2 } }],
+      otherwise: { action: 'ALLOW' },
+    };
+    const payload = policyEventsV1.ApprovalPolicyChanged.toJSON(
+      policyEventsV1.ApprovalPolicyChanged.fromPartial({
+        eventId: 'p1',
+        companyId: 'c1',
+        policyId: 'apol_aaaaaaaaaaaaaaaaaaaaaaaa',
+        version: 3,
+        documentJson: JSON.stringify(document),
+        effectiveAt: now,
+        signedBy: ['ana@empresa.co', 'luis@empresa.co'],
+        previousVersion: 2,
+        occurredAt: now,
+      }),
+    );
+    const [e, ...rest] = mapSourceEvent({ id: 'src-p', subject: 'company.policy_changed', payload });
+    expect(rest).toEqual([]);
+    expect(e).toMatchObject({
+      type: 'company.policy_changed',
+      companyId: 'c1',
+      resourceKey: 'company:c1',
+      resourceId: 'apol_aaaaaaaaaaaaaaaaaaaaaaaa',
+      id: webhookEventId('src-p', 'company.policy_changed'),
+      createdAt: now,
+    });
+    expect(e!.data).toEqual({
+      companyId: 'c1',
+      policyId: 'apol_aaaaaaaaaaaaaaaaaaaaaaaa',
+      version: 3,
+      policy: document,
+      effectiveAt: '2026-11-21T10:00:00.000000Z',
+      signedBy: ['ana@empresa.co', 'luis@empresa.co'],
+      previousVersion: 2,
+      occurredAt: '2026-11-21T10:00:00.000000Z',
+    });
+    expect(isWebhookEventType('company.policy_changed')).toBe(true);
+    expect(() => mapSourceEvent({ id: 'x', subject: 'company.policy_changed', payload: { version: 1 } })).toThrow();
   });
 
   it("maps a counterparty's verification to counterparty.verified / verification_failed with the API's counterparty (account masked)", () => {

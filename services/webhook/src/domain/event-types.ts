@@ -21,6 +21,7 @@ import {
   companyEventsV1,
   counterpartyEventsV1,
   depositEventsV1,
+  policyEventsV1,
   reconciliationEventsV1,
   transferEventsV1,
   type collectKeyV1,
@@ -288,6 +289,12 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     if (!e.companyId || !e.change) throw new Error('company.security_changed without companyId or change');
     return [make('company.security_changed', e.companyId, `company:${e.companyId}`, e.companyId, e.occurredAt, securityChangeData(e))];
   }
+  if (src.subject === 'company.policy_changed') {
+    // The transfer service's: a new version of the approval policy reached its quorum (docs/policies.md), ordered per company.
+    const e = policyEventsV1.ApprovalPolicyChanged.fromJSON(src.payload);
+    if (!e.companyId || !e.policyId) throw new Error('company.policy_changed without companyId or policyId');
+    return [make('company.policy_changed', e.companyId, `company:${e.companyId}`, e.policyId, e.occurredAt, policyChangedData(e))];
+  }
   if (family === 'company') return [];
   if (family === 'collectkey') {
     const type = COLLECT_KEY_TYPES[src.subject];
@@ -311,6 +318,24 @@ const parseJson = (json: string): Record<string, unknown> => {
     return {};
   }
 };
+
+/**
+ * A `company.policy_changed` as its subscribers read it: the version approved, the policy as GET
+ * /approval-policy shows it (a JSON object), from when it decides, who proposed and signed it, and
+ * the version it replaces (0: none, the multi-signature threshold decided until then).
+ */
+export function policyChangedData(e: policyEventsV1.ApprovalPolicyChanged): Record<string, unknown> {
+  return {
+    companyId: e.companyId,
+    policyId: e.policyId,
+    version: e.version,
+    policy: parseJson(e.documentJson),
+    effectiveAt: iso(e.effectiveAt),
+    signedBy: e.signedBy,
+    previousVersion: e.previousVersion,
+    occurredAt: iso(e.occurredAt),
+  };
+}
 
 export function securityChangeData(e: companyEventsV1.CompanySecurityChanged): Record<string, unknown> {
   return {

@@ -2,7 +2,7 @@ import { AppError, type FieldProblem } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import type { z } from 'zod';
 import { sendRequestOf } from '../presenters.js';
-import { SendBody } from '../schemas.js';
+import { BatchItemBody } from '../schemas.js';
 import { issuesToFields, spanish } from '../../../http/validation.js';
 
 /** The most items a batch holds (docs/batches.md). */
@@ -12,7 +12,7 @@ export const MAX_BATCH_BODY_BYTES = 10 * 1024 * 1024;
 /** An invalid item's message is kept readable (and bounded) when an item has many problems. */
 const MAX_INVALID_MESSAGE_CHARS = 1_000;
 
-export type SendItem = z.output<typeof SendBody>;
+export type SendItem = z.output<typeof BatchItemBody>;
 
 /** One item as the client gave it, before its shape is checked: a JSON item, or a CSV row turned into SendBody's shape. */
 export interface BatchItemDraft {
@@ -44,7 +44,7 @@ export function tooManyItems(): AppError {
 export function validateItems(drafts: readonly BatchItemDraft[]): BatchItem[] {
   return drafts.map((d, i) => {
     const seq = i + 1;
-    const r = SendBody.safeParse(d.input, { error: spanish });
+    const r = BatchItemBody.safeParse(d.input, { error: spanish });
     const own = d.problems ?? [];
     if (r.success && own.length === 0) return { seq, line: d.line, send: r.data };
     const covered = new Set(own.map((p) => p.path));

@@ -186,9 +186,10 @@ export const CreateBatchBody = z
     // item of the batch, not a refusal of the request (so the schema must not refuse it either).
     items: z
       .array(
-        z
-          .unknown()
-          .meta({ anyOf: [{ $ref: '#/components/schemas/SendTransferRequest' }, {}], description: 'A send, exactly as POST /transfers/send takes it.' }),
+        z.unknown().meta({
+          anyOf: [{ $ref: '#/components/schemas/SendTransferRequest' }, {}],
+          description: 'A send, as POST /transfers/send takes it but for `counterpartyId` (not taken in a bulk payout: the item is invalid).',
+        }),
       )
       .min(1, { message: 'El lote debe tener al menos un ítem.' })
       .meta({
