@@ -3,6 +3,7 @@ import { ERRORS } from '@wallet/platform';
 import { ApprovalPolicyStateSchema, ApprovalPolicyVersionPageSchema, ApprovalPolicyVersionSchema } from '../src/api/approval-policies/schemas.js';
 import { CounterpartyPageSchema } from '../src/api/counterparties/schemas.js';
 import { ApprovalSchema, PendingApprovalTransferSchema, TransferSchema } from '../src/api/transfers/schemas.js';
+import { BatchCreatedSchema } from '../src/api/transfers/batches/schemas.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
 import { totpCode } from './support/operators.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -361,5 +362,63 @@ describe('sends decided by the policy', () => {
     expect(theirs.body.items.map((c: { id: string }) => c.id)).not.toContain(cp.body.id);
     fieldsOf(await api.get('/dashboard/counterparties?limit=0', { token: co.viewer.token }));
     expect((await api.get('/dashboard/counterparties', { token: co.readKey })).body.error).toBe('API_KEY_AUTH_NOT_ALLOWED');
+  });
+
+  it('quotes explain the rule and the approvals it needs; a counterpartyId is seen as its payee; nothing reserved', async () => {
+    const before = await api.get('/wallets/balance', { token: co.readKey });
+    const quote = (body: Record<string, unknown>, path = '/transfers/quote') => api.post(path, { token: co.writeKey, body });
+    const big = await quote({ amount: 6_000_000, keyValue: key.value });
+    expect(big.status).toBe(200);
+    expect(big.body.policyDecision).toEqual({
+      policyVersion: 1,
+      ruleId: 'grandes',
+      action: 'REQUIRE_APPROVALS',
+      approvals: 2,
+      roles: ['ADMIN'],
+    });
+    // An ACH quote the REFUSE rule matches says so, with the company's code and message.
+    const ach = await quote({ amount: 25_000_000 }, '/transfers/quote/ach');
+    expect(ach.status).toBe(200);
+    expect(ach.body.policyDecision).toEqual({
+      policyVersion: 1,
+      ruleId: 'ach-tope',
+      action: 'REFUSE',
+      approvals: 0,
+      roles: [],
+      code: 'ACH_TOPE',
+      message: 'ACH hasta 200.000 COP',
+    });
+    const cps = (await api.get('/counterparties?tag=employee', { token: co.readKey })).body.items as Array<{ id: string }>;
+    expect(cps.length).toBeGreaterThan(0);
+    expect((await quote({ amount: 6_000_000, keyValue: key.value, counterpartyId: cps[0]!.id })).body.policyDecision).toMatchObject({
+      ruleId: 'nomina',
+      action: 'ALLOW',
+    });
+    expectError(await quote({ amount: 10_000, keyValue: key.value, counterpartyId: 'cpty_000000000000000000000000' }), 404, 'COUNTERPARTY_NOT_FOUND');
+    expect(fieldsOf(await quote({ amount: 10_000, keyValue: key.value, counterpartyId: 'cpty_MAL' }))).toContain('counterpartyId');
+    expect((await api.get('/wallets/balance', { token: co.readKey })).body).toEqual(before.body);
+  });
+
+  it('the batch validation report explains each item, the total and the one approval the batch would wait for', async () => {
+    const h = await holder();
+    const item = (amount: number) => ({ amount, destination: { brebKey: key }, targetName: h.fullName, targetDocument: h.idValue });
+    const b = await api.post('/transfers/batches', {
+      token: co.writeKey,
+      body: {
+        reference: `lote-${randomUUID()}`,
+        mode: 'valid_only',
+        items: [item(10_000), item(6_000_000), { amount: 25_000_000, destination: { bankAccount: account('5000000002') } }],
+      },
+    });
+    expect(b.status).toBe(201);
+    const created = BatchCreatedSchema.parse(b.body);
+    expect(created.status).toBe('VALIDATED');
+    expect(created.results.map((r) => [r.item, r.policyDecision?.action, r.policyDecision?.ruleId])).toEqual([
+      [1, 'ALLOW', null],
+      [2, 'REQUIRE_APPROVALS', 'grandes'],
+      [3, 'REFUSE', 'ach-tope'],
+    ]);
+    expect(created.totalPolicyDecision).toMatchObject({ action: 'REQUIRE_APPROVALS', ruleId: 'grandes' });
+    expect(created.policyDecision).toMatchObject({ action: 'REQUIRE_APPROVALS', approvals: 2, roles: ['ADMIN'] });
   });
 });

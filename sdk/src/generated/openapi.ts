@@ -1275,6 +1275,11 @@ export interface components {
     AchQuoteRequest: {
       /** @description Gross centavos (JSON integer), minimum 100; above the ACH cap → 422. */
       amount: number;
+      /**
+       * @description The counterparty the payment would go to, so the quote's `policyDecision` sees its verification, tags and whether it was paid before, instead of the key given (a counterparty of the other rail → 400; another company's → 404 COUNTERPARTY_NOT_FOUND).
+       * @example cpty_k3v9x2m7q1w8e5r4t6y0u2i9
+       */
+      counterpartyId?: string;
     };
     ApprovalPolicyDocument: {
       /** @description In order: the first rule whose conditions all hold decides. */
@@ -1554,6 +1559,10 @@ export interface components {
       errorMessage: string | null;
       /** @description One per item, in order. */
       results: components['schemas']['BatchItemResult'][];
+      /** @description A VALIDATED batch: the one approval it would wait for if executed now, the strictest its total or an accepted item asks (docs/policies.md "Bulk payouts"); null otherwise. Nothing is reserved or counted: execution decides again with the policy then in force. */
+      policyDecision: components['schemas']['PolicyDecision'] | null;
+      /** @description A VALIDATED batch: the decision for the total of the items the policy accepts (a REFUSE refuses the execution); null otherwise. */
+      totalPolicyDecision: components['schemas']['PolicyDecision'] | null;
     };
     BatchItem: {
       item: number;
@@ -1591,6 +1600,8 @@ export interface components {
       error?: string;
       /** @description In Spanish. */
       message?: string;
+      /** @description A valid item of a VALIDATED batch: what the approval policy in force would decide for it if the batch were executed now (a REFUSE item would be refused alone). */
+      policyDecision?: components['schemas']['PolicyDecision'];
     };
     /**
      * @description VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.
@@ -1623,6 +1634,11 @@ export interface components {
        * @enum {string}
        */
       keyType?: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC' | 'AUTO';
+      /**
+       * @description The counterparty the payment would go to, so the quote's `policyDecision` sees its verification, tags and whether it was paid before, instead of the key given (a counterparty of the other rail → 400; another company's → 404 COUNTERPARTY_NOT_FOUND).
+       * @example cpty_k3v9x2m7q1w8e5r4t6y0u2i9
+       */
+      counterpartyId?: string;
     };
     CancelCobroRequest: Record<string, never>;
     Cobro: {
@@ -2420,6 +2436,10 @@ export interface components {
       approvals: number;
       /** @description REQUIRE_APPROVALS: the roles whose signatures count; [] otherwise. */
       roles: ('ADMIN' | 'OPERATOR')[];
+      /** @description REFUSE (a quote or a batch line explained before anything is sent): the company's code. */
+      code?: string;
+      /** @description REFUSE: the company's message, when its rule has one. */
+      message?: string;
     };
     PolicyOutcome: components['schemas']['PolicyAllow'] | components['schemas']['PolicyRequireApprovals'] | components['schemas']['PolicyRefuse'];
     /** @description The payment is refused: 422 `POLICY_REFUSED`, nothing reserved. */
@@ -2471,6 +2491,8 @@ export interface components {
       totalCost: number;
       canAfford: boolean;
       message: string | null;
+      /** @description What the approval policy in force would decide for this payment now (docs/policies.md "Quotes explain"): the rule, and how many approvals from which roles. Nothing is reserved or counted. Null from a service without approval policies. */
+      policyDecision: components['schemas']['PolicyDecision'] | null;
     };
     RateLimitError: {
       /** @constant */
@@ -4418,6 +4440,13 @@ export interface operations {
            *         "variableFee": 0
            *       },
            *       "message": "Saldo insuficiente: la billetera BREB tiene $ 0,00 disponibles y la transferencia cuesta $ 10,00 (monto más comisión e IVA); faltan $ 10,00.",
+           *       "policyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "totalCost": 1000
            *     }
            */
@@ -4477,7 +4506,7 @@ export interface operations {
             | components['schemas']['InsufficientScopeError'];
         };
       };
-      /** @description `WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas.<br>`FAST_WALLET_MISSING`: Falta la billetera BREB de la empresa. */
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada.<br>`WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas.<br>`FAST_WALLET_MISSING`: Falta la billetera BREB de la empresa. */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4490,7 +4519,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'WALLET_NOT_PROVISIONED' | 'FAST_WALLET_MISSING';
+            error?: 'COUNTERPARTY_NOT_FOUND' | 'WALLET_NOT_PROVISIONED' | 'FAST_WALLET_MISSING';
           };
         };
       };
@@ -4644,6 +4673,13 @@ export interface operations {
            *         "variableFee": 0
            *       },
            *       "message": null,
+           *       "policyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "totalCost": 1000
            *     }
            */
@@ -4703,7 +4739,7 @@ export interface operations {
             | components['schemas']['InsufficientScopeError'];
         };
       };
-      /** @description `WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas. */
+      /** @description `COUNTERPARTY_NOT_FOUND`: Contraparte no encontrada.<br>`WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas. */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4716,7 +4752,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'WALLET_NOT_PROVISIONED';
+            error?: 'COUNTERPARTY_NOT_FOUND' | 'WALLET_NOT_PROVISIONED';
           };
         };
       };
@@ -5500,6 +5536,13 @@ export interface operations {
            *       "invalidCount": 0,
            *       "itemCount": 4,
            *       "mode": "all",
+           *       "policyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "progress": {
            *         "finished": 0,
            *         "percent": 0,
@@ -5510,17 +5553,38 @@ export interface operations {
            *         {
            *           "item": 1,
            *           "line": null,
+           *           "policyDecision": {
+           *             "action": "ALLOW",
+           *             "approvals": 0,
+           *             "policyVersion": 0,
+           *             "roles": [],
+           *             "ruleId": null
+           *           },
            *           "valid": true
            *         },
            *         {
            *           "item": 2,
            *           "line": null,
+           *           "policyDecision": {
+           *             "action": "ALLOW",
+           *             "approvals": 0,
+           *             "policyVersion": 0,
+           *             "roles": [],
+           *             "ruleId": null
+           *           },
            *           "valid": true
            *         }
            *       ],
            *       "source": "json",
            *       "status": "VALIDATED",
            *       "threshold": 0,
+           *       "totalPolicyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "totals": [
            *         {
            *           "amount": 7150050,
@@ -5807,6 +5871,13 @@ export interface operations {
            *       "invalidCount": 0,
            *       "itemCount": 2,
            *       "mode": "valid_only",
+           *       "policyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "progress": {
            *         "finished": 0,
            *         "percent": 0,
@@ -5817,17 +5888,38 @@ export interface operations {
            *         {
            *           "item": 1,
            *           "line": 2,
+           *           "policyDecision": {
+           *             "action": "ALLOW",
+           *             "approvals": 0,
+           *             "policyVersion": 0,
+           *             "roles": [],
+           *             "ruleId": null
+           *           },
            *           "valid": true
            *         },
            *         {
            *           "item": 2,
            *           "line": 3,
+           *           "policyDecision": {
+           *             "action": "ALLOW",
+           *             "approvals": 0,
+           *             "policyVersion": 0,
+           *             "roles": [],
+           *             "ruleId": null
+           *           },
            *           "valid": true
            *         }
            *       ],
            *       "source": "csv",
            *       "status": "VALIDATED",
            *       "threshold": 0,
+           *       "totalPolicyDecision": {
+           *         "action": "ALLOW",
+           *         "approvals": 0,
+           *         "policyVersion": 0,
+           *         "roles": [],
+           *         "ruleId": null
+           *       },
            *       "totals": [
            *         {
            *           "amount": 200000,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, centsToNumber, formatInstant } from '@wallet/platform';
+import { canonicalJson, centsToNumber, formatInstant, policyDecisionView } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { railFromProto } from '../wallets/presenters.js';
 import { z } from 'zod';
@@ -47,6 +47,7 @@ export function quoteToApi(q: transferV1.QuoteResponse) {
     totalCost: centsToNumber(q.totalCost),
     canAfford: q.canAfford,
     message: q.message ?? null,
+    policyDecision: policyDecisionView(q.policyDecision),
   };
 }
 
@@ -68,7 +69,7 @@ export function transferToApi(t: transferV1.Transfer): { status: number; body: R
     targetDocument: t.targetDocument,
     reference: t.reference ?? null,
     createdAt: formatInstant(t.createdAt ?? new Date()),
-    policyDecision: t.policyDecision ? policyDecisionToApi(t.policyDecision) : null,
+    policyDecision: policyDecisionView(t.policyDecision),
   };
   if (!t.approvalId) return { status: 201, body };
   return {
@@ -81,11 +82,6 @@ export function transferToApi(t: transferV1.Transfer): { status: number; body: R
       approvalRoles: approvalRoles(t.approvalRoles),
     },
   };
-}
-
-/** What the approval policy decided (the REFUSE code and message are answered only in a 422's details). */
-export function policyDecisionToApi(d: transferV1.PolicyDecision) {
-  return { policyVersion: d.policyVersion, ruleId: d.ruleId ?? null, action: d.action, approvals: d.approvals, roles: d.roles };
 }
 
 /** The roles whose signatures count; none named (a service from before approval policies): both. */

@@ -58,6 +58,12 @@ export const QuoteSchema = z
     totalCost: centsNumber(),
     canAfford: z.boolean(),
     message: z.string().nullable(),
+    policyDecision: z
+      .lazy(() => PolicyDecisionSchema.nullable())
+      .meta({
+        description:
+          'What the approval policy in force would decide for this payment now (docs/policies.md "Quotes explain"): the rule, and how many approvals from which roles. Nothing is reserved or counted. Null from a service without approval policies.',
+      }),
   })
   .meta({ id: 'Quote' });
 
@@ -71,6 +77,8 @@ export const PolicyDecisionSchema = z
     action: z.enum(['ALLOW', 'REQUIRE_APPROVALS', 'REFUSE']),
     approvals: z.int().min(0).max(10).meta({ description: 'REQUIRE_APPROVALS: the signatures asked; 0 otherwise.' }),
     roles: z.array(z.enum(APPROVER_ROLES)).meta({ description: 'REQUIRE_APPROVALS: the roles whose signatures count; [] otherwise.' }),
+    code: z.string().optional().meta({ description: "REFUSE (a quote or a batch line explained before anything is sent): the company's code." }),
+    message: z.string().optional().meta({ description: "REFUSE: the company's message, when its rule has one." }),
   })
   .meta({ id: 'PolicyDecision' });
 
@@ -193,12 +201,14 @@ export const QuoteBody = z
       .enum([...KEY_TYPES, 'AUTO'])
       .default('AUTO')
       .meta({ description: 'Omitted: AUTO (CONTRACT §2).' }),
+    counterpartyId: quoteCounterpartyId(),
   })
   .meta({ id: 'BrebQuoteRequest' });
 
 export const AchQuoteBody = z
   .strictObject({
     amount: centsSchema(100).meta({ description: 'Gross centavos (JSON integer), minimum 100; above the ACH cap → 422.' }),
+    counterpartyId: quoteCounterpartyId(),
   })
   .meta({ id: 'AchQuoteRequest' });
 
@@ -226,6 +236,17 @@ const targetDocument = () =>
   });
 /** `cpty_` + 24 lower-case letters or digits (api/counterparties COUNTERPARTY_ID; not imported: that module imports this one). */
 const COUNTERPARTY_ID = /^cpty_[a-z0-9]{24}$/;
+function quoteCounterpartyId() {
+  return z
+    .string()
+    .regex(/^cpty_[a-z0-9]{24}$/, { message: 'Debe ser el id de una contraparte (cpty_ y 24 letras minúsculas o dígitos).' })
+    .optional()
+    .meta({
+      description:
+        "The counterparty the payment would go to, so the quote's `policyDecision` sees its verification, tags and whether it was paid before, instead of the key given (a counterparty of the other rail → 400; another company's → 404 COUNTERPARTY_NOT_FOUND).",
+      example: 'cpty_k3v9x2m7q1w8e5r4t6y0u2i9',
+    });
+}
 const counterpartyId = () =>
   z.string().regex(COUNTERPARTY_ID, { message: 'Debe ser el id de una contraparte (cpty_ y 24 letras minúsculas o dígitos).' }).meta({
     description:

@@ -49,7 +49,7 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
       rateClass: 'QUOTES',
       body: QuoteBody,
       responses: { 200: { description: 'The fee quote (§2.3) on the BREB wallet.', schema: QuoteSchema } },
-      errors: ['AMOUNT_EXCEEDS_BREB_CAP', 'INVALID_KEY', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
+      errors: ['AMOUNT_EXCEEDS_BREB_CAP', 'INVALID_KEY', 'COUNTERPARTY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
         const q = await transfers.quote(
           {
@@ -57,6 +57,7 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
             amount: BigInt(body.amount),
             keyValue: body.keyValue,
             keyType: body.keyType,
+            counterpartyId: body.counterpartyId,
           },
           call,
         );
@@ -73,9 +74,9 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
       rateClass: 'QUOTES',
       body: AchQuoteBody,
       responses: { 200: { description: 'The fee quote (§2.3) on the ACH wallet.', schema: QuoteSchema } },
-      errors: ['AMOUNT_EXCEEDS_ACH_CAP', 'WALLET_NOT_PROVISIONED', 'SERVICE_UNAVAILABLE'],
+      errors: ['AMOUNT_EXCEEDS_ACH_CAP', 'COUNTERPARTY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
-        const q = await transfers.quote({ rail: ledgerV1.Rail.ACH, amount: BigInt(body.amount) }, call);
+        const q = await transfers.quote({ rail: ledgerV1.Rail.ACH, amount: BigInt(body.amount), counterpartyId: body.counterpartyId }, call);
         return { status: 200, body: quoteToApi(q) };
       },
     }),

@@ -1,4 +1,4 @@
-import { batchToApi, centsToNumber, formatInstant } from '@wallet/platform';
+import { batchToApi, centsToNumber, formatInstant, policyDecisionView } from '@wallet/platform';
 import { ledgerV1, type transferV1 } from '@wallet/proto';
 import { railFromProto } from '../../wallets/presenters.js';
 
@@ -21,7 +21,11 @@ export function batchCreatedToApi(r: transferV1.CreateBatchResponse) {
       valid: x.valid,
       ...(x.errorCode ? { error: x.errorCode } : {}),
       ...(x.message ? { message: x.message } : {}),
+      ...(x.policyDecision ? { policyDecision: policyDecisionView(x.policyDecision) } : {}),
     })),
+    // A VALIDATED batch, executed now: what the approval policy would decide (docs/policies.md "Bulk payouts").
+    policyDecision: policyDecisionView(r.policyDecision),
+    totalPolicyDecision: policyDecisionView(r.totalPolicyDecision),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApprovalSignatureSchema } from '../schemas.js';
+import { ApprovalSignatureSchema, PolicyDecisionSchema } from '../schemas.js';
 import { centsNumber, isoDate } from '../../../http/schemas.js';
 import { MAX_BATCH_ITEMS } from './batch-items.js';
 import { textSchema, queryInt } from '../../../http/validation.js';
@@ -122,11 +122,22 @@ export const BatchItemResultSchema = z
           'key the directory does not know, INVALID_KEY for a malformed key, KEY_INACTIVE, NAME_MISMATCH, RECIPIENT_BLACKLISTED…).',
       }),
     message: z.string().optional().meta({ description: 'In Spanish.' }),
+    policyDecision: PolicyDecisionSchema.optional().meta({
+      description:
+        'A valid item of a VALIDATED batch: what the approval policy in force would decide for it if the batch were executed now (a REFUSE item would be refused alone).',
+    }),
   })
   .meta({ id: 'BatchItemResult' });
 
 export const BatchCreatedSchema = BatchSchema.extend({
   results: z.array(BatchItemResultSchema).meta({ description: 'One per item, in order.' }),
+  policyDecision: PolicyDecisionSchema.nullable().meta({
+    description:
+      'A VALIDATED batch: the one approval it would wait for if executed now, the strictest its total or an accepted item asks (docs/policies.md "Bulk payouts"); null otherwise. Nothing is reserved or counted: execution decides again with the policy then in force.',
+  }),
+  totalPolicyDecision: PolicyDecisionSchema.nullable().meta({
+    description: 'A VALIDATED batch: the decision for the total of the items the policy accepts (a REFUSE refuses the execution); null otherwise.',
+  }),
 }).meta({ id: 'BatchCreated' });
 
 export const BatchPageSchema = z
