@@ -6,12 +6,7 @@ import { z } from 'zod';
  * it stores a version (it never trusts the edge alone). Amounts are integer cents.
  */
 
-const CENTS = z
-  .number()
-  .int()
-  .min(1)
-  .max(1_000_000_000_000_000)
-  .meta({ description: 'Integer cents (COP × 100).', example: 5_000_000_000 });
+const CENTS = z.number().int().min(1).max(1_000_000_000_000_000).meta({ description: 'Integer cents (COP × 100).', example: 5_000_000_000 });
 const HHMM = z
   .string()
   .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM, 00:00 to 23:59')
@@ -49,7 +44,11 @@ export const PolicyConditionsSchema = z
   .strictObject({
     amountAtLeastCents: CENTS.optional(),
     amountBelowCents: CENTS.optional(),
-    rails: z.array(z.enum(['BREB', 'ACH'])).min(1).max(2).optional(),
+    rails: z
+      .array(z.enum(['BREB', 'ACH']))
+      .min(1)
+      .max(2)
+      .optional(),
     counterpartyVerified: z
       .boolean()
       .optional()
@@ -60,10 +59,7 @@ export const PolicyConditionsSchema = z
       .max(10)
       .optional()
       .meta({ description: 'Paid to a counterparty carrying at least one of these tags.' }),
-    firstPayment: z
-      .boolean()
-      .optional()
-      .meta({ description: 'true: no payment of the company to this destination (key or account) has completed yet.' }),
+    firstPayment: z.boolean().optional().meta({ description: 'true: no payment of the company to this destination (key or account) has completed yet.' }),
     timeOfDay: z
       .strictObject({ from: HHMM, to: HHMM })
       .refine((t) => t.from !== t.to, { message: 'from and to must differ' })

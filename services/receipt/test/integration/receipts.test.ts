@@ -77,6 +77,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
       createdAt: new Date('2026-11-20T15:04:05Z'),
       approvalThreshold: 0,
       approvedBy: [],
+      approvalRoles: [],
       ...t,
       occurredAt,
     };
@@ -321,6 +322,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
       occurredAt: new Date('2030-01-01T00:00:00Z'),
       approvalThreshold: 0,
       approvedBy: [],
+      approvalRoles: [],
     });
     await bus.js.publish(bus.subject('transfer.created'), JSON.stringify(replay), { msgID: `${e1}-late`, headers: h });
     // Same content, new id (a re-emitted older event).
