@@ -1,5 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { eventually } from '@wallet/platform/testing';
+import { bogotaClock, isColombianHoliday } from '@wallet/transfer/testing';
 import { startStack } from '../support/stack.js';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -63,6 +64,8 @@ describe('approval policies end to end', () => {
       transfers: true,
       webhooks: true,
       transferEnv: { POLICY_CHANGE_DELAY_SECONDS: '2', COUNTERPARTY_PRENOTE_CHECK_SECONDS: '600' },
+      // Six ADMINs log in and sign within a minute (by default five dashboard logins a minute per address, ten financial operations).
+      gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '60', RATE_LIMIT_FINANCIAL: '100' },
       // The ACH prenote stays unanswered during the test: the account counterparty is not verified.
       sandboxEnv: { SANDBOX_ACH_PRENOTE_MS: '600000' },
     });
@@ -234,6 +237,84 @@ describe('approval policies end to end', () => {
     expect(listed.body.items.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([employee.body.id, account.body.id]));
   });
 
+  it('the other rule kinds through the gateway: Bogotá time, day and holiday; the amount sent today; a bulk payout by line and by total', async () => {
+    // A new version, signed by two new ADMINs (a TOTP code is accepted once per user and time step).
+    const [eva, tomas] = [await newAdmin(), await newAdmin()];
+    const now = bogotaClock(new Date());
+    const hhmm = (m: number) => {
+      const x = (((m % 1440) + 1440) % 1440) | 0;
+      return `${String(Math.floor(x / 60)).padStart(2, '0')}:${String(x % 60).padStart(2, '0')}`;
+    };
+    const v3 = {
+      rules: [
+        {
+          id: 'horario',
+          description: 'Pagos pequeños: ahora no (hora, día y festivo de Bogotá)',
+          when: {
+            timeOfDay: { from: hhmm(now.minute - 30), to: hhmm(now.minute + 30) },
+            daysOfWeek: [now.weekday],
+            holiday: isColombianHoliday(now.date),
+            amountBelowCents: 100_000,
+          },
+          then: { action: 'REFUSE', code: 'HORARIO' },
+        },
+        { id: 'acumulado', when: { cumulativeTodayAtLeastCents: 100_000_000 }, then: { action: 'REQUIRE_APPROVALS', approvals: 2 } },
+      ],
+      otherwise: { action: 'ALLOW' },
+    };
+    const p = await stack.http('POST', '/dashboard/approval-policy', { token: eva.token, body: { policy: v3, totpCode: code(eva) } });
+    expect(p.status).toBe(201);
+    const s = await stack.http('POST', `/dashboard/approval-policy/${p.body.id}/sign`, { token: tomas.token, body: { totpCode: code(tomas) } });
+    expect(s.status).toBe(200);
+    const version = s.body.version as number;
+    await eventually(
+      async () => ((await stack.http('GET', '/approval-policy', { token: co.readKey })).body.inForce?.version === version ? true : undefined),
+      15_000,
+    );
+
+    const k = await post('/transfers/resolve-key', { keyValue: '3007770002' });
+    const to = {
+      destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+      targetName: k.body.recipient.fullName,
+      targetDocument: k.body.recipient.idValue,
+    };
+    // Now, today, in Bogotá: a small payment is refused by the time rule.
+    const small = await post('/transfers/send', { amount: 50_000, ...to });
+    expect(small.status).toBe(422);
+    expect(small.body.details).toEqual({ policyVersion: version, ruleId: 'horario', code: 'HORARIO' });
+    // The amount sent today: the company sent about 60.3 million centavos in the earlier tests; 1 million
+    // more stays under 100 million, 40 million more crosses it and waits for two approvals.
+    const today = await post('/transfers/send', { amount: 1_000_000, ...to });
+    expect(today.status).toBe(201);
+    expect(today.body.policyDecision).toMatchObject({ policyVersion: version, ruleId: null, action: 'ALLOW' });
+    const quote = await post('/transfers/quote', { amount: 40_000_000, keyValue: k.body.keyValue });
+    expect(quote.body.policyDecision).toMatchObject({ ruleId: 'acumulado', action: 'REQUIRE_APPROVALS', approvals: 2 });
+    const crosses = await post('/transfers/send', { amount: 40_000_000, ...to });
+    expect(crosses.status).toBe(200);
+    expect(crosses.body).toMatchObject({ status: 'AWAITING_APPROVAL', threshold: 2, policyDecision: { ruleId: 'acumulado' } });
+
+    // A bulk payout: the small line is refused alone; the total, counted on today's amount, asks two approvals.
+    const b = await post('/transfers/batches', {
+      reference: `lote-${co.id.slice(0, 6)}`,
+      mode: 'valid_only',
+      items: [
+        { amount: 1_000_000, ...to },
+        { amount: 50_000, ...to },
+      ],
+    });
+    expect(b.status).toBe(201);
+    expect(b.body.results.map((r: { policyDecision?: { ruleId: string | null } }) => r.policyDecision?.ruleId)).toEqual(['acumulado', 'horario']);
+    expect(b.body.policyDecision).toMatchObject({ action: 'REQUIRE_APPROVALS', approvals: 2 });
+    const executed = await post(`/transfers/batches/${b.body.id}/execute`, {});
+    expect(executed.status).toBe(202);
+    expect(executed.body).toMatchObject({ status: 'AWAITING_APPROVAL', threshold: 2 });
+    const items = await stack.http('GET', `/transfers/batches/${b.body.id}/items`, { token: co.readKey });
+    expect(items.body.items.map((i: { status: string; error?: string | null }) => [i.status, i.error ?? null])).toEqual([
+      ['AWAITING_APPROVAL', null],
+      ['REJECTED', 'POLICY_REFUSED'],
+    ]);
+  });
+
   it('a proposal withdrawn by another ADMIN is CANCELLED and the policy in force stays; the versions are listed newest first', async () => {
     // Two more ADMINs: a TOTP code is accepted once per user and time step.
     const pepe = await newAdmin();
@@ -245,12 +326,19 @@ describe('approval policies end to end', () => {
     expect(p.status).toBe(201);
     const c = await stack.http('POST', `/dashboard/approval-policy/${p.body.id}/cancel`, { token: rosa.token, body: { totpCode: code(rosa) } });
     expect(c.status).toBe(200);
-    expect(c.body).toMatchObject({ version: 2, status: 'CANCELLED', decidedBy: rosa.email, effectiveAt: null });
-    expect((await stack.http('GET', '/approval-policy', { token: co.readKey })).body).toMatchObject({ inForce: { version: 1 }, proposed: null });
+    // Versions 1 and 2 were adopted by the tests above: this proposal is version 3.
+    expect(c.body).toMatchObject({ version: 3, status: 'CANCELLED', decidedBy: rosa.email, effectiveAt: null });
+    expect((await stack.http('GET', '/approval-policy', { token: co.readKey })).body).toMatchObject({ inForce: { version: 2 }, proposed: null });
     const versions = await stack.http('GET', '/approval-policy/versions?limit=1', { token: co.readKey });
     expect(versions.status).toBe(200);
-    expect(versions.body).toMatchObject({ items: [{ version: 2, status: 'CANCELLED' }], nextBeforeVersion: 2 });
-    const older = await stack.http('GET', '/approval-policy/versions?limit=1&beforeVersion=2', { token: co.readKey });
-    expect(older.body).toMatchObject({ items: [{ version: 1, status: 'APPROVED' }], nextBeforeVersion: null });
+    expect(versions.body).toMatchObject({ items: [{ version: 3, status: 'CANCELLED' }], nextBeforeVersion: 3 });
+    const older = await stack.http('GET', '/approval-policy/versions?limit=2&beforeVersion=3', { token: co.readKey });
+    expect(older.body).toMatchObject({
+      items: [
+        { version: 2, status: 'APPROVED' },
+        { version: 1, status: 'APPROVED' },
+      ],
+      nextBeforeVersion: null,
+    });
   });
 });

@@ -5,7 +5,7 @@ import { loadConfig } from './config.js';
 /** Who may call each RPC (the tests' clients call as those identities). */
 export { transferAccess } from './grpc/transfer.handlers.js';
 /** The policy engine alone (the bench's policy phase times a decision in process, beside a send's CPU). */
-export { CompiledPolicy, policyOf } from './domain/approval-policy.js';
+export { CompiledPolicy, bogotaClock, isColombianHoliday, policyOf } from './domain/approval-policy.js';
 
 export interface StartedTransfer {
   /** host:port for createAsyncClient. */

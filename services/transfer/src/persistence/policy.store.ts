@@ -227,13 +227,19 @@ export class SqlPolicyStore implements PolicyStore {
   }
 
   async claimDayTotal(companyId: string, day: string, amount: bigint): Promise<bigint> {
-    // A day's first claim starts from what the company already sent that day (sends decided before
-    // a cumulative rule was in force count too), then every claim adds to it.
+    // The day's row is added to; only the day's first claim starts it from what the company already
+    // sent that day (sends decided before a cumulative rule was in force count too): that sum is
+    // computed only when no row was there (the insert's one-time filter), never on every send.
     const [row] = await this.db.prepared<{ total: string }>(
-      `insert into transfer.policy_day_totals (company_id, day, sent_cents)
-       select $1, $2::date, ${sentToday('$4')} + $3::bigint
-       on conflict (company_id, day) do update set sent_cents = transfer.policy_day_totals.sent_cents + $3::bigint
-       returning sent_cents::text as total`,
+      `with u as (
+         update transfer.policy_day_totals set sent_cents = sent_cents + $3::bigint
+          where company_id = $1 and day = $2::date returning sent_cents),
+       i as (
+         insert into transfer.policy_day_totals (company_id, day, sent_cents)
+         select $1, $2::date, ${sentToday('$4')} + $3::bigint where not exists (select 1 from u)
+         on conflict (company_id, day) do update set sent_cents = transfer.policy_day_totals.sent_cents + $3::bigint
+         returning sent_cents)
+       select sent_cents::text as total from u union all select sent_cents::text from i`,
       [companyId, day, amount.toString(), COUNTED],
     );
     return BigInt(row!.total);
