@@ -82,6 +82,7 @@ export class WalletClient {
   readonly collectKeys: CollectKeys;
   readonly cobros: Cobros;
   readonly counterparties: Counterparties;
+  readonly approvalPolicy: ApprovalPolicy;
   readonly webhooks: Webhooks;
   readonly dictionaries: Dictionaries;
 
@@ -105,6 +106,7 @@ export class WalletClient {
     this.collectKeys = new CollectKeys(ctx);
     this.cobros = new Cobros(ctx);
     this.counterparties = new Counterparties(ctx);
+    this.approvalPolicy = new ApprovalPolicy(ctx);
     this.webhooks = new Webhooks(ctx);
     this.dictionaries = new Dictionaries(ctx);
   }
@@ -428,6 +430,25 @@ class Counterparties extends Resource {
     return this.t.run('verifyCounterparty', opts, (init: Init) =>
       this.api.POST('/counterparties/{id}/verify', { params: { path: { id } }, body: {}, ...init }),
     );
+  }
+}
+
+class ApprovalPolicy extends Resource {
+  /**
+   * The company's approval policy (docs/policies.md): the version in force, the ones scheduled, the
+   * proposal waiting for signatures, and what a change needs. Changed only in the dashboard, by ADMINs.
+   */
+  get(opts?: CallOptions): Promise<Answer<'getApprovalPolicy'>> {
+    return this.t.run('getApprovalPolicy', opts, (init: Init) => this.api.GET('/approval-policy', init));
+  }
+  /** Its versions, newest first (every page fetched as you iterate). */
+  versions(query: { limit?: number } = {}, opts?: CallOptions): Paginator<Answer<'listApprovalPolicyVersions'>['items'][number]> {
+    return new Paginator(async (cursor) => {
+      const r = await this.t.run<Answer<'listApprovalPolicyVersions'>>('listApprovalPolicyVersions', opts, (init: Init) =>
+        this.api.GET('/approval-policy/versions', { params: { query: { ...query, ...(cursor ? { beforeVersion: Number(cursor) } : {}) } }, ...init }),
+      );
+      return { items: r.items, nextCursor: r.nextBeforeVersion == null ? null : String(r.nextBeforeVersion) };
+    });
   }
 }
 

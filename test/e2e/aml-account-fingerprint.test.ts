@@ -156,7 +156,7 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
       expect(r.status).toBe(201);
       expect(r.body.results).toEqual([
         expect.objectContaining({ item: 1, valid: false, error: 'RECIPIENT_BLACKLISTED' }),
-        { item: 2, line: null, valid: true },
+        { item: 2, line: null, valid: true, policyDecision: { policyVersion: 0, ruleId: null, action: 'ALLOW', approvals: 0, roles: [] } },
       ]);
     } finally {
       await stack.admin('DELETE', `/admin/aml/blacklist/${entry.body.id}`);

@@ -103,6 +103,8 @@ describe('transfers end to end', () => {
       totalCost: 1_001_309,
       canAfford: true,
       message: null,
+      // No approval policy: the threshold (none) decides, as version 0 (docs/policies.md).
+      policyDecision: { policyVersion: 0, ruleId: null, action: 'ALLOW', approvals: 0, roles: [] },
     });
     const ach = await stack.http('POST', '/transfers/quote/ach', { token: co.writeKey, body: { amount: 500_000_000 } });
     expect(ach.status).toBe(200);
@@ -154,6 +156,7 @@ describe('transfers end to end', () => {
       targetDocument: body.targetDocument,
       reference: 'breb-ok-1',
       createdAt: expect.any(String),
+      policyDecision: { policyVersion: 0, ruleId: null, action: 'ALLOW', approvals: 0, roles: [] },
     });
     const total = 250_000 + 350 + 67;
     const during = await balance();
