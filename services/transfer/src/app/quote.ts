@@ -1,6 +1,6 @@
 import { AppError, formatCop, invalidRequest } from '@wallet/platform';
 import { thresholdDecision, type PolicyDecision } from '../domain/approval-policy.js';
-import { COUNTERPARTY_ID } from '../domain/counterparty.js';
+import { counterpartyOf } from './counterparty-lookup.js';
 import { checkKey } from '../domain/keys.js';
 import { CAP_ERROR, MAX_JSON_CENTS, MIN_AMOUNT, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import type { FeeBreakdown } from '../domain/transfer.js';
@@ -94,8 +94,7 @@ export class QuoteTransfer {
     let counterparty: { verified: boolean; tags: readonly string[] } | null = null;
     let fingerprint: string | null = null;
     if (cmd.counterpartyId) {
-      const c = COUNTERPARTY_ID.test(cmd.counterpartyId) && deps.counterparties ? await deps.counterparties.get(companyId, cmd.counterpartyId) : undefined;
-      if (!c) throw new AppError('COUNTERPARTY_NOT_FOUND');
+      const c = await counterpartyOf(deps, companyId, cmd.counterpartyId);
       if (c.rail !== rail) throw invalidRequest([{ path: 'counterpartyId', message: `Es una contraparte ${c.rail}; cotice con ese riel.` }]);
       counterparty = { verified: c.status === 'VERIFIED', tags: c.tags };
       const d = c.destination;

@@ -1,5 +1,4 @@
 import { AppError, invalidRequest, isErrorCode } from '@wallet/platform';
-import { COUNTERPARTY_ID, type CounterpartyRecord } from '../domain/counterparty.js';
 import { bogotaWindows, effectiveLimits } from '../domain/counterparty-limits.js';
 import { normalizeDocument, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
@@ -12,6 +11,7 @@ import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
 import { requireCompany } from './validation.js';
 import { amlAccountOf, directLookups, checkDestination } from './send-destination.js';
 import { SEND_MESSAGES } from './send-messages.js';
+import { counterpartyOf } from './counterparty-lookup.js';
 import type { PaymentToDecide, PolicyVerdict } from './policy-book.js';
 
 export interface SendResult {
@@ -83,7 +83,7 @@ export class SendTransfer {
     if (input.brebKey || input.bankAccount || input.targetAnchorHandle) {
       throw invalidRequest([{ path: 'counterpartyId', message: 'Se envía en lugar del destino (destination o targetAnchorHandle), no junto con él.' }]);
     }
-    const c = await namedCounterparty(this.deps, companyId, id);
+    const c = await counterpartyOf(this.deps, companyId, id);
     const named: SendInput =
       c.destination.kind === 'BREB'
         ? {
@@ -393,14 +393,6 @@ async function reserveSend(deps: TransferDeps, record: TransferRecord): Promise<
 
 const wantsFee = (details: unknown): boolean =>
   Array.isArray((details as { fields?: unknown })?.fields) && (details as { fields: Array<{ path?: unknown }> }).fields.some((f) => f.path === 'fee');
-
-/** The company's live counterparty a send names; another company's, a deleted, unknown or malformed id: COUNTERPARTY_NOT_FOUND. */
-async function namedCounterparty(deps: TransferDeps, companyId: string, id: string): Promise<CounterpartyRecord> {
-  if (!deps.counterparties) throw new AppError('SERVICE_UNAVAILABLE', 'Las contrapartes no están disponibles en este proceso.');
-  const c = COUNTERPARTY_ID.test(id) ? await deps.counterparties.get(companyId, id) : undefined;
-  if (!c) throw new AppError('COUNTERPARTY_NOT_FOUND');
-  return c;
-}
 
 /** An error after the send was accepted (its dispatch): the policy's day total keeps counting it. */
 class AcceptedThenFailed extends Error {

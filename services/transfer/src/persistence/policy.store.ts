@@ -37,6 +37,13 @@ const sentToday = (states: string) => `(select coalesce(sum(amount), 0) from tra
     and created_at >= ($2::date::timestamp at time zone 'America/Bogota') and created_at < (($2::date + 1)::timestamp at time zone 'America/Bogota'))`;
 const COUNTED = `{${COUNTED_STATES.join(',')}}`;
 
+/**
+ * The versions that decide from the instant $2 on, for company $1: the one in force then (the highest
+ * APPROVED version whose effective_at has passed) and every higher APPROVED one.
+ */
+const FROM_INSTANT = (p: string) => `${p}.company_id = $1 and ${p}.status = 'APPROVED' and ${p}.version >= coalesce((
+    select max(version) from transfer.approval_policies where company_id = $1 and status = 'APPROVED' and effective_at <= $2::timestamptz), 0)`;
+
 /** A version with its signatures in signing order (one statement). */
 const VIEW = `select p.*, coalesce((select json_agg(json_build_object('userId', s.user_id, 'email', s.email, 'role', s.role, 'signedAt', s.signed_at)
     order by s.signed_at, s.user_id) from transfer.approval_policy_signatures s where s.policy_id = p.id), '[]'::json) as signatures
@@ -188,21 +195,13 @@ export class SqlPolicyStore implements PolicyStore {
   }
 
   async fromInstant(companyId: string, at: Date): Promise<PolicyVersionRecord[]> {
-    const rows = await this.db.prepared<PolicyRow>(
-      `${VIEW} where p.company_id = $1 and p.status = 'APPROVED' and p.version >= coalesce((
-         select max(version) from transfer.approval_policies where company_id = $1 and status = 'APPROVED' and effective_at <= $2::timestamptz), 0)
-       order by p.version`,
-      [companyId, at.toISOString()],
-    );
+    const rows = await this.db.prepared<PolicyRow>(`${VIEW} where ${FROM_INSTANT('p')} order by p.version`, [companyId, at.toISOString()]);
     return rows.map(toRecord);
   }
 
   async decidingVersions(companyId: string, at: Date): Promise<DecidingVersion[]> {
     const rows = await this.db.prepared<{ id: string; version: number; document: PolicyDocumentJson; effective_at: Date | string }>(
-      `select id, version, document, effective_at from transfer.approval_policies
-        where company_id = $1 and status = 'APPROVED' and version >= coalesce((
-          select max(version) from transfer.approval_policies where company_id = $1 and status = 'APPROVED' and effective_at <= $2::timestamptz), 0)
-        order by version`,
+      `select p.id, p.version, p.document, p.effective_at from transfer.approval_policies p where ${FROM_INSTANT('p')} order by p.version`,
       [companyId, at.toISOString()],
     );
     return rows.map((r) => ({ id: r.id, version: r.version, document: r.document, effectiveAt: date(r.effective_at) }));
