@@ -10,7 +10,6 @@ module.exports = {
     '<rootDir>/support/**/*.spec.ts',
     '<rootDir>/contract/**/*.spec.ts',
   ],
-  testTimeout: 60000,
   // Which operations of GET /openapi.json the run saw answer 2xx (support/openapi-check.ts).
   globalSetup: '<rootDir>/support/openapi-coverage.setup.mjs',
   globalTeardown: '<rootDir>/support/openapi-coverage.teardown.mjs',

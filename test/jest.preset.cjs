@@ -14,6 +14,9 @@ module.exports = {
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
   globalSetup: require.resolve('./jest.global-setup.cjs'),
-  testTimeout: 30000,
+  // Hooks and tests alike. A gateway stack (eight services in one process) starts in ~2 s alone,
+  // ~12 s beside the fault suite's 17 processes (2 cores), and past 30 s in CI with two lanes of
+  // suites at once: a start is not a timing assertion, so the limit leaves it room.
+  testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -299,9 +299,13 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
 
   it('several replicas sweep the same database: each transfer is dispatched and settled exactly once', async () => {
     await h.stopTransferInstances();
-    await h.startTransferInstance();
-    await h.startTransferInstance();
-    await h.startTransferInstance(); // the client talks to this one; the other two only sweep
+    // A grace period no reserve outlasts, even on a loaded machine: here every send must be accepted
+    // (dispatch retries follow RAIL_DISPATCH_RETRY_*, not the grace). A reserve slower than the grace
+    // is given up by a replica and answered 503: the next test holds that case on purpose.
+    const patient = { SWEEPER_GRACE_SECONDS: '30' };
+    await h.startTransferInstance(patient);
+    await h.startTransferInstance(patient);
+    await h.startTransferInstance(patient); // the client talks to this one; the other two only sweep
     const co = await newCompany(h, { breb: 1_000_000n });
     const reqs = await Promise.all(Array.from({ length: 8 }, (_, i) => brebSend(h, co, `30055510${i}0`, 10_000n)));
     await setFaults(h, { brebRail: 'down' });
@@ -321,6 +325,47 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     );
     expect(Number(history[0]!.n)).toBe(8 * 5); // RECEIVED, RESERVED, DISPATCHED, COMPLETING, COMPLETED
   });
+  it('a reserve slower than the grace period: a replica gives each send up, each answers 503, and the holds that land later are released', async () => {
+    await h.stopTransferInstances();
+    await h.startTransferInstance(); // sweeps (grace 1 s)
+    await h.startTransferInstance(); // the client talks to this one
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const reqs = await Promise.all(Array.from({ length: 4 }, (_, i) => brebSend(h, co, `30055520${i}0`, 10_000n)));
+    // The ledger cannot move the company's wallets until every send has been given up: each
+    // reserve (and each void the sweeper sends ahead of it) waits on these row locks.
+    const { default: pg } = await import('pg');
+    const locker = new pg.Client({ connectionString: h.tdb.url });
+    await locker.connect();
+    try {
+      await locker.query('begin');
+      await locker.query('select 1 from ledger.wallets where company_id = $1 for update', [co.id]);
+      const answers = Promise.allSettled(reqs.map((r) => send(h, co, r)));
+      await until(
+        async () => {
+          const rows = await h.ledger.db.query<{ state: string }>('select state from transfer.transfers where company_id = ?', [co.id]);
+          return rows.length === 4 && rows.every((r) => r.state !== 'RECEIVED');
+        },
+        20_000,
+        'a replica to give up every send',
+      );
+      await locker.query('commit');
+      for (const a of await answers) {
+        expect(a.status).toBe('rejected');
+        expect((a as PromiseRejectedResult).reason).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      }
+    } finally {
+      await locker.end();
+    }
+    const rows = await h.ledger.db.query<{ id: string }>('select id::text as id from transfer.transfers where company_id = ?', [co.id]);
+    // A reserve that landed after the give-up is released (FAILED, reference answered); one the
+    // void fenced first never held money (REJECTED, reference freed). Neither was ever sent.
+    for (const { id } of rows) {
+      expect(await waitForState(h, id, ['REJECTED', 'FAILED'], 20_000)).toMatch(/^(REJECTED|FAILED)$/);
+      expect(await eventsOf(h, id)).not.toContain('transfer.dispatched');
+    }
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
+    await expectLedgerOk(h);
+  }, 60_000);
   it('SIGTERM: the process stops taking calls, finishes what is in flight, flushes the outbox and exits 0', async () => {
     await h.stopTransferInstances();
     const port = await freePort();
