@@ -1,4 +1,4 @@
-import type { AccessPolicy, AsyncService } from '@wallet/platform';
+import { AppError, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
@@ -113,6 +113,14 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
           ...opt('description', req.description),
         }),
       );
+    },
+
+    async move(_req, _ctx) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'Los movimientos entre billeteras aún no están disponibles.');
+    },
+
+    async getMove(_req, _ctx) {
+      throw new AppError('SERVICE_UNAVAILABLE', 'Los movimientos entre billeteras aún no están disponibles.');
     },
 
     async reserve(req, ctx) {
@@ -322,6 +330,9 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   setFeeConfig: ['gateway:admin'],
   // the payout saga's postings: only the transfer service
   chargeFee: ['transfer'],
+  // moves between a company's own wallets (docs/wallet-moves.md): API clients through the gateway
+  move: ['gateway'],
+  getMove: ['gateway'],
   reserve: ['transfer'],
   // bulk payouts (docs/batches.md): N holds in one command, and the fees of N amounts
   reserveBatch: ['transfer'],

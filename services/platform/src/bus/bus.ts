@@ -30,6 +30,8 @@ export const STREAMS = {
   COBROS: 'cobro',
   /** The transfer service's counterparties (payees): `counterparty.verified`, `counterparty.verification_failed`. */
   COUNTERPARTIES: 'counterparty',
+  /** The ledger's events about a company's wallets (docs/wallet-moves.md): `wallet.moved`. */
+  WALLETS: 'wallet',
 } as const;
 export type StreamName = keyof typeof STREAMS;
 

@@ -66,6 +66,7 @@ export const ERRORS = {
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },
+  WALLET_MOVE_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El movimiento entre billeteras no existe.' },
   COUNTERPARTY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Contraparte no encontrada.' },
   POLICY_VERSION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La versión de la política de aprobación no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
