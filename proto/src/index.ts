@@ -19,3 +19,4 @@ export * as policyEventsV1 from './gen/wallet/events/v1/policy_events.js';
 export * as cobroEventsV1 from './gen/wallet/events/v1/cobro_events.js';
 export { Timestamp } from './gen/google/protobuf/timestamp.js';
 export * as counterpartyEventsV1 from './gen/wallet/events/v1/counterparty_events.js';
+export * as walletEventsV1 from './gen/wallet/events/v1/wallet_events.js';
