@@ -45,6 +45,7 @@ import { asyncApiRoutes } from './api/docs/asyncapi.routes.js';
 import { dashboardUiRoutes } from './api/dashboard/ui.routes.js';
 import { statementRoutes } from './api/wallets/statements.routes.js';
 import { walletRoutes } from './api/wallets/wallets.routes.js';
+import { walletMoveRoutes } from './api/wallets/moves.routes.js';
 import type { LedgerClient } from './clients/ledger-client.js';
 import type { TransferClient } from './clients/transfer-client.js';
 import type { DepositClient } from './clients/deposit-client.js';
@@ -226,6 +227,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...walletRoutes(new BalanceQuery(ledger), ledger),
     ...statementRoutes(ledger),
     ...transactionRoutes(ledger),
+    ...walletMoveRoutes(ledger),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),

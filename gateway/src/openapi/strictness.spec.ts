@@ -7,6 +7,7 @@ import { SendBody } from '../api/transfers/schemas.js';
 import { CreateCounterpartyBody, UpdateCounterpartyBody } from '../api/counterparties/schemas.js';
 import { CreateCollectKeyBody } from '../api/collect-keys/collect-keys.routes.js';
 import { TransactionsQuery } from '../api/wallets/transactions.routes.js';
+import { CreateWalletMoveBody } from '../api/wallets/schemas.js';
 import { CreatePseDepositBody } from '../api/deposits/deposits.routes.js';
 import { FeeBody } from '../api/admin/ledger/ledger.routes.js';
 import { PatchCompanyBody } from '../api/admin/companies/companies.routes.js';
@@ -192,6 +193,36 @@ describe('the OpenAPI document is as strict as the server', () => {
     });
   });
 
+  describe('POST /wallets/moves: from one wallet to the other, a bounded integer amount (oneOf of two closed variants)', () => {
+    const move = validatorOf('/components/schemas/CreateWalletMoveRequest');
+    const valid: Array<[string, Json]> = [
+      ['BREB to ACH', { from: 'BREB', to: 'ACH', amountCents: 1 }],
+      ['ACH to BREB with its texts', { from: 'ACH', to: 'BREB', amountCents: 200_000_000_000, reference: 'r'.repeat(64), description: 'd'.repeat(140) }],
+    ];
+    const invalid: Array<[string, Json]> = [
+      ['from = to', { from: 'BREB', to: 'BREB', amountCents: 100 }],
+      ['a PSE wallet', { from: 'PSE', to: 'ACH', amountCents: 100 }],
+      ['no to', { from: 'BREB', amountCents: 100 }],
+      ['no amount', { from: 'BREB', to: 'ACH' }],
+      ['a string amount', { from: 'BREB', to: 'ACH', amountCents: '100' }],
+      ['a fraction', { from: 'BREB', to: 'ACH', amountCents: 1.5 }],
+      ['zero', { from: 'BREB', to: 'ACH', amountCents: 0 }],
+      ['above the cap', { from: 'BREB', to: 'ACH', amountCents: 200_000_000_001 }],
+      ['1e30', { from: 'BREB', to: 'ACH', amountCents: 1e30 }],
+      ['a reference of 65', { from: 'BREB', to: 'ACH', amountCents: 100, reference: 'r'.repeat(65) }],
+      ['an empty description', { from: 'BREB', to: 'ACH', amountCents: 100, description: '' }],
+      ['an unknown field', { from: 'BREB', to: 'ACH', amountCents: 100, fee: 0 }],
+    ];
+    it.each(valid)('%s: valid per the document and accepted', (_name, body) => {
+      expect(move(body)).toBe(true);
+      expect(accepts(CreateWalletMoveBody, body)).toBe(true);
+    });
+    it.each(invalid)('%s: invalid per the document and refused', (_name, body) => {
+      expect(move(body)).toBe(false);
+      expect(accepts(CreateWalletMoveBody, body)).toBe(false);
+    });
+  });
+
   it('states the paging parameters as integers with bounds on every list endpoint, and the server reads them so', () => {
     const paging = operations.flatMap(({ where, op }) =>
       (op.parameters as Json[]).filter((p) => p.in === 'query' && ['limit', 'page'].includes(p.name)).map((p) => ({ where, p })),
@@ -260,10 +291,12 @@ describe('the OpenAPI document is as strict as the server', () => {
     const dateLike = /^(at|from|to|date|since|until)$|At$/;
     // A wall-clock time of day ("HH:MM", the approval policy's timeOfDay) is no date.
     const timeOfDay = (s: Json): boolean => typeof s.pattern === 'string' && s.pattern.startsWith('^([01]\\d|2[0-3]):');
+    // A closed set of words (a move's `from` and `to` wallet: BREB or ACH) is no date either.
+    const closedSet = (s: Json): boolean => Array.isArray(s.enum) || 'const' in s;
     const missing: string[] = [];
     for (const [node, at] of nodes(doc, '#')) {
       for (const [name, s] of Object.entries<Json>(node.properties ?? {})) {
-        if (dateLike.test(name) && !formatted(s) && !timeOfDay(s)) missing.push(`${at}/properties/${name}`);
+        if (dateLike.test(name) && !formatted(s) && !timeOfDay(s) && !closedSet(s)) missing.push(`${at}/properties/${name}`);
       }
       if (node.in === 'query' && dateLike.test(node.name) && !formatted(node.schema)) missing.push(`${at} (parameter ${node.name})`);
     }

@@ -70,6 +70,7 @@ export interface ApiMovement {
   reference: string | null;
   createdAt: string;
   completedAt: string | null;
+  walletMoveId: string | null;
 }
 
 /** §2.6 movement (transaction listing item): money as strings. */
@@ -89,6 +90,7 @@ export function movementToApi(m: ledgerV1.Movement): ApiMovement {
     // The journal's instants, exactly (microseconds): each works as a listing's or statement's bound.
     createdAt: formatInstant(m.createdAt),
     completedAt: m.completedAt ? formatInstant(m.completedAt) : null,
+    walletMoveId: m.walletMoveId ?? null,
   };
 }
 

@@ -1,6 +1,7 @@
 import { ledgerV1 } from '@wallet/proto';
 import { z } from 'zod';
-import { instant, centsString, count, centsNumber, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
+import { instant, centsString, count, centsNumber, documentAsOneOf, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
+import { centsSchema, textSchema } from '../../http/validation.js';
 
 export const WalletSchema = z
   .object({
@@ -118,6 +119,10 @@ export const MovementSchema = z
     reference: z.string().nullable(),
     createdAt: instant(),
     completedAt: instant().nullable(),
+    walletMoveId: z.string().nullable().meta({
+      format: 'uuid',
+      description: 'A leg of a move between your own wallets (GET /wallets/moves/{id}; its other leg is on your other wallet); null otherwise.',
+    }),
   })
   .meta({ id: 'Movement' });
 
@@ -137,3 +142,59 @@ export const MovementPageSchema = z
     hasMore: z.boolean(),
   })
   .meta({ id: 'MovementPage' });
+
+// ---- Moves between the company's own wallets (docs/wallet-moves.md) ----
+
+const WALLETS = ['BREB', 'ACH'] as const;
+/** At most what one send can carry (the ACH cap), as every amountCents of a request. */
+const moveAmount = () =>
+  centsSchema(1, MAX_TRANSFER_CENTS).meta({
+    description: 'Centavos to move (JSON integer), 1 to 200,000,000,000 (2,000 million COP). No fee.',
+    example: 150_000,
+  });
+const moveTexts = {
+  reference: textSchema(1, 64)
+    .optional()
+    .meta({ description: 'Your reference, on both legs (`reference` of each movement); not a uniqueness key: use `Idempotency-Key` for that.' }),
+  description: textSchema(1, 140).optional().meta({ description: "Your note, on both legs (the movements' `description`)." }),
+};
+
+/** The two moves there are, as the document shows them (the server checks CreateWalletMoveBody, the same rules). */
+const MOVE_VARIANTS = [
+  z
+    .strictObject({ from: z.literal('BREB'), to: z.literal('ACH'), amountCents: moveAmount(), ...moveTexts })
+    .meta({ id: 'MoveBrebToAchRequest', description: 'From the BREB wallet to the ACH wallet.' }),
+  z
+    .strictObject({ from: z.literal('ACH'), to: z.literal('BREB'), amountCents: moveAmount(), ...moveTexts })
+    .meta({ id: 'MoveAchToBrebRequest', description: 'From the ACH wallet to the BREB wallet.' }),
+] as const;
+
+export const CreateWalletMoveBody = documentAsOneOf(
+  z
+    .strictObject({
+      from: z.enum(WALLETS).meta({ description: 'The wallet the money leaves.' }),
+      to: z.enum(WALLETS).meta({ description: "The wallet it reaches: the company's other one." }),
+      amountCents: moveAmount(),
+      ...moveTexts,
+    })
+    .superRefine((b, ctx) => {
+      if (b.from === b.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'Debe ser la otra billetera de la empresa (distinta de from).' });
+    })
+    .meta({ id: 'CreateWalletMoveRequest', description: 'From one of your wallets to the other: `from` BREB and `to` ACH, or the reverse.' }),
+  MOVE_VARIANTS,
+);
+
+export const WalletMoveSchema = z
+  .object({
+    id: z.string().meta({ format: 'uuid', description: 'The move (GET /wallets/moves/{id}); also `walletMoveId` of its two movements.' }),
+    from: z.enum(WALLETS),
+    to: z.enum(WALLETS),
+    amountCents: centsNumber(MAX_TRANSFER_CENTS).min(1).meta({ description: 'Centavos moved (JSON integer); no fee.' }),
+    status: z.literal('COMPLETED').meta({ description: 'A move is instant: both legs are posted together, or nothing is.' }),
+    reference: z.string().nullable(),
+    description: z.string().nullable(),
+    debitTransactionId: z.string().meta({ format: 'uuid', description: 'The `TRANSFER_OUT` movement on the `from` wallet (GET /wallets/transactions/{id}).' }),
+    creditTransactionId: z.string().meta({ format: 'uuid', description: 'The `TRANSFER_IN` movement on the `to` wallet.' }),
+    createdAt: instant().meta({ description: 'When both legs were posted (UTC, microseconds, as the movements show it).' }),
+  })
+  .meta({ id: 'WalletMove' });

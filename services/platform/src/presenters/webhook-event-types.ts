@@ -31,6 +31,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'batch.completed',
   'counterparty.verified',
   'counterparty.verification_failed',
+  'wallet.moved',
   'company.security_changed',
   'company.policy_changed',
 ] as const;

@@ -1,0 +1,36 @@
+import { AppError } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+import { inMoveTerms, moveLedgerKey, moveRequestOf } from './move-request.js';
+
+describe('a move as the ledger takes it', () => {
+  it("the client's key under its own prefix; a long one hashed to fit the ledger's 200; none: a fresh key each time", () => {
+    expect(moveLedgerKey('fondeo-2026-11-29')).toBe('wallet-move:fondeo-2026-11-29');
+    expect(moveLedgerKey('payout:abc:hold')).toBe('wallet-move:payout:abc:hold');
+    const long = 'k'.repeat(255);
+    expect(moveLedgerKey(long)).toMatch(/^wallet-move-h:[0-9a-f]{64}$/);
+    expect(moveLedgerKey(long)).toBe(moveLedgerKey(long));
+    expect(moveLedgerKey('k'.repeat(188))).toHaveLength(200);
+    expect(moveLedgerKey('k'.repeat(189))).toMatch(/^wallet-move-h:/);
+    expect(moveLedgerKey(undefined)).toMatch(/^wallet-move-auto:[0-9a-f-]{36}$/);
+    expect(moveLedgerKey(undefined)).not.toBe(moveLedgerKey(undefined));
+  });
+
+  it('the body: rails as the proto names them, the amount as bigint, texts only when given', () => {
+    expect(moveRequestOf({ from: 'ACH', to: 'BREB', amountCents: 150_000 }, 'k1')).toEqual({
+      idempotencyKey: 'wallet-move:k1',
+      fromRail: ledgerV1.Rail.ACH,
+      toRail: ledgerV1.Rail.BREB,
+      amountCents: 150_000n,
+    });
+    expect(moveRequestOf({ from: 'BREB', to: 'ACH', amountCents: 1, reference: 'r', description: 'd' }, 'k1')).toMatchObject({
+      reference: 'r',
+      description: 'd',
+    });
+  });
+
+  it("the ledger's REFERENCE_CONFLICT (the key with another body) is the API's IDEMPOTENCY_KEY_REUSED; anything else passes", () => {
+    expect(inMoveTerms(new AppError('REFERENCE_CONFLICT'))).toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    const other = new AppError('INSUFFICIENT_BALANCE');
+    expect(inMoveTerms(other)).toBe(other);
+  });
+});
