@@ -40,7 +40,7 @@ export interface WebhookRuntime {
 
 /**
  * The composition root shared by main.ts and testing.ts: database (migrated when asked) → bus →
- * delivery worker → dispatcher (durable consumers on TRANSFERS, DEPOSITS, COLLECT_KEYS, COBROS, COUNTERPARTIES…) → use cases
+ * delivery worker → dispatcher (durable consumers on TRANSFERS, DEPOSITS, COLLECT_KEYS, COBROS, COUNTERPARTIES, WALLETS…) → use cases
  * → gRPC server → ops endpoints.
  */
 export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookRuntime> {
@@ -59,7 +59,7 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
       natsUrl: c.NATS_URL,
       namespace: c.BUS_NAMESPACE,
       streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS', 'COBROS', 'COUNTERPARTIES'],
+      streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS', 'COBROS', 'COUNTERPARTIES', 'WALLETS'],
       relay: false, // it publishes nothing
     });
 

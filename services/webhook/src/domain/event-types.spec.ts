@@ -1,4 +1,4 @@
-import { companyEventsV1, counterpartyEventsV1, depositEventsV1, policyEventsV1, transferEventsV1 } from '@wallet/proto';
+import { companyEventsV1, counterpartyEventsV1, depositEventsV1, ledgerV1, policyEventsV1, transferEventsV1, walletEventsV1 } from '@wallet/proto';
 import { batchToApi, counterpartyView } from '@wallet/platform';
 import { eventBody, isWebhookEventType, mapSourceEvent, webhookEventId } from './event-types.js';
 
@@ -333,5 +333,51 @@ describe('internal events → public webhook events', () => {
     expect(v!.id).not.toBe(e!.id);
     expect(mapSourceEvent({ id: 'src-x', subject: 'counterparty.something_else', payload })).toEqual([]);
     expect(() => mapSourceEvent({ id: 'src-y', subject: 'counterparty.verified', payload: { companyId: 'c1' } })).toThrow(/counterparty/);
+  });
+
+  it('maps wallet.moved to the wallet.moved webhook: the move as GET /wallets/moves/{id} shows it, ordered per move', () => {
+    const moved = (extra: Partial<walletEventsV1.WalletMoved> = {}) =>
+      walletEventsV1.WalletMoved.toJSON(
+        walletEventsV1.WalletMoved.fromPartial({
+          eventId: 'wm1',
+          companyId: 'c1',
+          moveId: 'c0ffee00-0000-4000-8000-000000000001',
+          fromRail: ledgerV1.Rail.BREB,
+          toRail: ledgerV1.Rail.ACH,
+          amountCents: 150_000n,
+          reference: 'cierre',
+          debitMovementId: 'd0000000-0000-4000-8000-000000000002',
+          creditMovementId: 'c0000000-0000-4000-8000-000000000003',
+          occurredAt: now,
+          ...extra,
+        }),
+      ) as Record<string, unknown>;
+    // The ledger writes the posting's instant with its microseconds: the webhook keeps them, as the API answers them.
+    const payload = { ...moved(), occurredAt: '2026-11-21T10:00:00.123456Z' };
+    const [e, ...rest] = mapSourceEvent({ id: 'src-m', subject: 'wallet.moved', payload });
+    expect(rest).toEqual([]);
+    expect(e).toMatchObject({
+      id: webhookEventId('src-m', 'wallet.moved'),
+      type: 'wallet.moved',
+      companyId: 'c1',
+      resourceKey: 'wallet_move:c0ffee00-0000-4000-8000-000000000001',
+      resourceId: 'c0ffee00-0000-4000-8000-000000000001',
+    });
+    expect(e!.data).toEqual({
+      id: 'c0ffee00-0000-4000-8000-000000000001',
+      from: 'BREB',
+      to: 'ACH',
+      amountCents: 150_000,
+      status: 'COMPLETED',
+      reference: 'cierre',
+      description: null,
+      debitTransactionId: 'd0000000-0000-4000-8000-000000000002',
+      creditTransactionId: 'c0000000-0000-4000-8000-000000000003',
+      createdAt: '2026-11-21T10:00:00.123456Z',
+    });
+    expect(isWebhookEventType('wallet.moved')).toBe(true);
+    expect(mapSourceEvent({ id: 'src-n', subject: 'wallet.moved', payload: moved() })[0]!.data.createdAt).toBe('2026-11-21T10:00:00.000000Z');
+    expect(mapSourceEvent({ id: 'src-o', subject: 'wallet.something_else', payload })).toEqual([]);
+    expect(() => mapSourceEvent({ id: 'src-p', subject: 'wallet.moved', payload: { companyId: 'c1' } })).toThrow(/wallet.moved/);
   });
 });

@@ -10,6 +10,8 @@ import {
   PLATFORM_EVENT_TYPES,
   reconciliationBreakView,
   reconciliationRunView,
+  walletMoveOfEvent,
+  walletMoveView,
   WEBHOOK_EVENT_TYPES,
   type PlatformEventType,
   type WebhookEventType,
@@ -24,6 +26,7 @@ import {
   policyEventsV1,
   reconciliationEventsV1,
   transferEventsV1,
+  walletEventsV1,
   type collectKeyV1,
   type depositV1,
   type reconciliationV1,
@@ -268,6 +271,13 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     const c = e.counterparty;
     if (!c?.id || !e.companyId) throw new Error('counterparty event without its counterparty or companyId');
     return [make(type, e.companyId, `counterparty:${c.id}`, c.id, e.occurredAt, counterpartyView(c))];
+  }
+  if (src.subject === 'wallet.moved') {
+    // The ledger's: money moved between the company's own wallets (docs/wallet-moves.md), the move as GET /wallets/moves/{id} shows it.
+    const e = walletEventsV1.WalletMoved.fromJSON(src.payload);
+    if (!e.moveId || !e.companyId) throw new Error('wallet.moved without moveId or companyId');
+    const occurredAt = (src.payload as { occurredAt?: unknown } | null)?.occurredAt;
+    return [make('wallet.moved', e.companyId, `wallet_move:${e.moveId}`, e.moveId, e.occurredAt, walletMoveView(walletMoveOfEvent(e, occurredAt)))];
   }
   if (family === 'reconciliation') {
     // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.
