@@ -27,6 +27,8 @@ export const STREAMS = {
   COMPANIES: { subjects: 'company.>', owner: 'gateway' },
   COBROS: { subjects: 'cobro.>', owner: 'pse-deposit' },
   COUNTERPARTIES: { subjects: 'counterparty.>', owner: 'transfer' },
+  // The ledger's events about a company's wallets (docs/wallet-moves.md).
+  WALLETS: { subjects: 'wallet.>', owner: 'ledger' },
 };
 
 const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
@@ -50,6 +52,12 @@ export const SUBJECTS = [
     LEDGER,
     ['ledger'],
     'An operator resolved a money exception with a correcting entry (write-off: operational_losses −amount, rail_clearing +amount); no company wallet moves.',
+  ],
+  [
+    'wallet.moved',
+    'wallet.events.v1.WalletMoved',
+    ['ledger'],
+    "Money moved between a company's own wallets (BREB ↔ ACH), instantly and without fee: one posting, wallet_available(from) −amount, wallet_available(to) +amount; both legs COMPLETED (docs/wallet-moves.md).",
   ],
   ['transfer.created', TRANSFER, ['transfer'], 'The send was accepted: funds reserved in the ledger (status PENDING).'],
   ['transfer.dispatched', TRANSFER, ['transfer'], 'The rail took it (providerTransferId set).'],
@@ -212,6 +220,7 @@ export function loadProtos() {
     'policy_events.proto',
     'reconciliation_events.proto',
     'transfer_events.proto',
+    'wallet_events.proto',
   ].map((f) => `wallet/events/v1/${f}`);
   root.loadSync(files, { keepCase: false, alternateCommentMode: true });
   root.resolveAll();

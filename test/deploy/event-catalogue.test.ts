@@ -8,7 +8,16 @@ import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { collectKeyEventsV1, companyEventsV1, depositEventsV1, eventsV1, ledgerV1, reconciliationEventsV1, transferEventsV1 } from '@wallet/proto';
+import {
+  collectKeyEventsV1,
+  companyEventsV1,
+  depositEventsV1,
+  eventsV1,
+  ledgerV1,
+  reconciliationEventsV1,
+  transferEventsV1,
+  walletEventsV1,
+} from '@wallet/proto';
 import { REPO } from './support/helm.js';
 
 const require = createRequire(import.meta.url);
@@ -55,6 +64,11 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
 }
 
 const SUBJECT = '(ledger|transfer|deposit|collectkey|reconciliation|company|cobro|counterparty)';
+/**
+ * The WALLETS stream's subjects (`wallet.moved`). `wallet.` is also the prefix of the services' span
+ * attributes (`{ 'wallet.transfer_id': id }`): an object key (a literal followed by `:`) is no subject.
+ */
+const WALLET_SUBJECT = /['"`](wallet\.[a-z_]+)['"`](?!\s*:)/g;
 
 /** Every subject a service's code can publish: subject literals, and `prefix.${kind}` templates resolved through the kind's union type. */
 function publishedSubjects(service: string): Map<string, string> {
@@ -67,6 +81,7 @@ function publishedSubjects(service: string): Map<string, string> {
       .replace(/(^|[^:])\/\/.*$/gm, '$1');
     const where = relative(REPO, file);
     for (const m of code.matchAll(new RegExp(`['"\`](${SUBJECT}\\.[a-z_]+)['"\`]`, 'g'))) found.set(m[1]!, where);
+    for (const m of code.matchAll(WALLET_SUBJECT)) found.set(m[1]!, where);
     for (const m of code.matchAll(new RegExp(`\`${SUBJECT}\\.\\$\\{(\\w+)\\}\``, 'g'))) {
       // `deposit.${kind}` in a function taking `kind: DepositEventKind`, with `type DepositEventKind = 'a' | 'b'`.
       const param = new RegExp(`\\b${m[2]}\\s*:\\s*(\\w+)`).exec(code)?.[1];
@@ -284,6 +299,23 @@ describe('event catalogue (AsyncAPI)', () => {
         approvalRequestId: 'a',
         effectiveAt: at,
         detailsJson: '{}',
+        occurredAt: at,
+      }),
+    );
+    check(
+      'wallet.events.v1.WalletMoved',
+      walletEventsV1.WalletMoved.toJSON({
+        eventId: 'e',
+        companyId: 'c',
+        moveId: 'm',
+        fromRail: ledgerV1.Rail.ACH,
+        toRail: ledgerV1.Rail.BREB,
+        amountCents: 150000n,
+        reference: 'r',
+        description: 'd',
+        debitMovementId: 'd1',
+        creditMovementId: 'c1',
+        apiKeyId: 'k',
         occurredAt: at,
       }),
     );
