@@ -30,6 +30,8 @@ import type {
   SentTransfer,
   Transaction,
   UnmatchedPayment,
+  WalletMove,
+  WalletMoveRequest,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointRequest,
@@ -135,6 +137,18 @@ class Wallets extends Resource {
   /** One wallet's balance at a past instant. */
   balanceAt(query: QueryOf<'getBalanceAt'>, opts?: CallOptions): Promise<Answer<'getBalanceAt'>> {
     return this.t.run('getBalanceAt', opts, (init: Init) => this.api.GET('/wallets/balance/history', { params: { query }, ...init }));
+  }
+  /**
+   * Moves money from one of the company's wallets to the other (BREB ↔ ACH), at once and without fee
+   * (docs/wallet-moves.md). Carries an Idempotency-Key (generated, or `idempotencyKey` in the options),
+   * bound to the move in the ledger: a retry after a timeout or a 5xx answers that move, never a second one.
+   */
+  move(body: WalletMoveRequest, opts?: CallOptions): Promise<WalletMove> {
+    return this.t.run('createWalletMove', opts, (init: Init) => this.api.POST('/wallets/moves', { body, ...init }));
+  }
+  /** One move between the company's wallets (another company's: 404 WALLET_MOVE_NOT_FOUND). */
+  getMove(id: string, opts?: CallOptions): Promise<WalletMove> {
+    return this.t.run('getWalletMove', opts, (init: Init) => this.api.GET('/wallets/moves/{id}', { params: { path: { id } }, ...init }));
   }
   /** An account statement as JSON. */
   statement(query: Omit<QueryOf<'getStatement'>, 'format'>, opts?: CallOptions): Promise<Answer<'getStatement'>> {

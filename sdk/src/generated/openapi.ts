@@ -122,6 +122,60 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/wallets/moves': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Move money between your BREB and ACH wallets (instant, no fee)
+     * @description Moves money between your own two wallets (docs/wallet-moves.md): BREB → ACH or ACH → BREB, at once and without fee. One ledger posting holds both legs, a `TRANSFER_OUT` on `from` and a `TRANSFER_IN` on `to`, each with `walletMoveId` (GET /wallets/transactions): both are made, `COMPLETED`, or neither. The `from` wallet's available balance must cover the amount (else 422 `INSUFFICIENT_BALANCE`, nothing moves). Webhook `wallet.moved`.
+     *
+     *     **Idempotency-Key** is bound to the move it makes, in the ledger, for good: the same key and body answer that move again (201, `Idempotent-Replayed: true`), another body 409 `IDEMPOTENCY_KEY_REUSED`; after an unknown outcome (a 5xx, a time-out) retry at once with the same key and body: never a second move.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    post: operations['createWalletMove'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/wallets/moves/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One move between your wallets
+     * @description Unknown ids, malformed ones and other companies' moves answer the same 404 `WALLET_MOVE_NOT_FOUND`.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getWalletMove'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/wallets/transactions/{id}/receipt.pdf': {
     parameters: {
       query?: never;
@@ -2088,6 +2142,8 @@ export interface components {
       /** @description The most it takes (≥ minAmountCents); beyond it, the overpayment policy. */
       maxAmountCents: number;
     };
+    /** @description From one of your wallets to the other: `from` BREB and `to` ACH, or the reverse. */
+    CreateWalletMoveRequest: components['schemas']['MoveBrebToAchRequest'] | components['schemas']['MoveAchToBrebRequest'];
     CreateWebhookEndpointRequest: {
       /**
        * Format: uri
@@ -2124,6 +2180,7 @@ export interface components {
         | 'batch.completed'
         | 'counterparty.verified'
         | 'counterparty.verification_failed'
+        | 'wallet.moved'
         | 'company.security_changed'
         | 'company.policy_changed'
       )[];
@@ -2280,6 +2337,38 @@ export interface components {
       keyValue: string;
       recipient: components['schemas']['Recipient'];
     };
+    /** @description From the ACH wallet to the BREB wallet. */
+    MoveAchToBrebRequest: {
+      /** @constant */
+      from: 'ACH';
+      /** @constant */
+      to: 'BREB';
+      /**
+       * @description Centavos to move (JSON integer), 1 to 200,000,000,000 (2,000 million COP). No fee.
+       * @example 150000
+       */
+      amountCents: number;
+      /** @description Your reference, on both legs (`reference` of each movement); not a uniqueness key: use `Idempotency-Key` for that. */
+      reference?: string;
+      /** @description Your note, on both legs (the movements' `description`). */
+      description?: string;
+    };
+    /** @description From the BREB wallet to the ACH wallet. */
+    MoveBrebToAchRequest: {
+      /** @constant */
+      from: 'BREB';
+      /** @constant */
+      to: 'ACH';
+      /**
+       * @description Centavos to move (JSON integer), 1 to 200,000,000,000 (2,000 million COP). No fee.
+       * @example 150000
+       */
+      amountCents: number;
+      /** @description Your reference, on both legs (`reference` of each movement); not a uniqueness key: use `Idempotency-Key` for that. */
+      reference?: string;
+      /** @description Your note, on both legs (the movements' `description`). */
+      description?: string;
+    };
     Movement: {
       id: string;
       /** @enum {string} */
@@ -2304,6 +2393,11 @@ export interface components {
        */
       createdAt: string;
       completedAt: string | null;
+      /**
+       * Format: uuid
+       * @description A leg of a move between your own wallets (GET /wallets/moves/{id}; its other leg is on your other wallet); null otherwise.
+       */
+      walletMoveId: string | null;
     };
     MovementDetail: {
       id: string;
@@ -2329,6 +2423,11 @@ export interface components {
        */
       createdAt: string;
       completedAt: string | null;
+      /**
+       * Format: uuid
+       * @description A leg of a move between your own wallets (GET /wallets/moves/{id}; its other leg is on your other wallet); null otherwise.
+       */
+      walletMoveId: string | null;
       bankName: string | null;
       bankAccountType: string | null;
       /** @description Masked to its last 4 digits. */
@@ -2800,6 +2899,7 @@ export interface components {
         | 'batch.completed'
         | 'counterparty.verified'
         | 'counterparty.verification_failed'
+        | 'wallet.moved'
         | 'company.security_changed'
         | 'company.policy_changed'
       )[];
@@ -2827,6 +2927,42 @@ export interface components {
       version: number;
       /** @description Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum). */
       maxTransferAmount: number;
+    };
+    WalletMove: {
+      /**
+       * Format: uuid
+       * @description The move (GET /wallets/moves/{id}); also `walletMoveId` of its two movements.
+       */
+      id: string;
+      /** @enum {string} */
+      from: 'BREB' | 'ACH';
+      /** @enum {string} */
+      to: 'BREB' | 'ACH';
+      /** @description Centavos moved (JSON integer); no fee. */
+      amountCents: number;
+      /**
+       * @description A move is instant: both legs are posted together, or nothing is.
+       * @constant
+       */
+      status: 'COMPLETED';
+      reference: string | null;
+      description: string | null;
+      /**
+       * Format: uuid
+       * @description The `TRANSFER_OUT` movement on the `from` wallet (GET /wallets/transactions/{id}).
+       */
+      debitTransactionId: string;
+      /**
+       * Format: uuid
+       * @description The `TRANSFER_IN` movement on the `to` wallet.
+       */
+      creditTransactionId: string;
+      /**
+       * Format: date-time
+       * @description When both legs were posted (UTC, microseconds, as the movements show it).
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      createdAt: string;
     };
     WebhookDelivery: {
       /** @description `whd_…` */
@@ -3571,7 +3707,8 @@ export interface operations {
            *           "targetDocument": "1119134652",
            *           "targetName": "FERNANDO MORENO CASTRO",
            *           "totalFee": "101",
-           *           "type": "TRANSFER_OUT"
+           *           "type": "TRANSFER_OUT",
+           *           "walletMoveId": null
            *         },
            *         {
            *           "amount": "2000",
@@ -3586,7 +3723,8 @@ export interface operations {
            *           "targetDocument": "1119134652",
            *           "targetName": "FERNANDO MORENO CASTRO",
            *           "totalFee": "102",
-           *           "type": "TRANSFER_OUT"
+           *           "type": "TRANSFER_OUT",
+           *           "walletMoveId": null
            *         }
            *       ],
            *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjM5OjUyLjI0NjUwNFoiLCIzMjQ3NWVjOS0zOTk5LTQwMmEtODJkMy03YjhkOWRkMjU1NmEiXQ"
@@ -3744,7 +3882,8 @@ export interface operations {
            *       "targetDocument": "1020304050",
            *       "targetName": "Ana María Pérez Gómez",
            *       "totalFee": "300",
-           *       "type": "TRANSFER_OUT"
+           *       "type": "TRANSFER_OUT",
+           *       "walletMoveId": null
            *     }
            */
           'application/json': components['schemas']['MovementDetail'];
@@ -3815,6 +3954,424 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'TRANSACTION_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createWalletMove: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amountCents": 150000,
+         *       "description": "Fondeo de la billetera BREB para pagos del día",
+         *       "from": "ACH",
+         *       "reference": "fondeo-breb-2026-11-29",
+         *       "to": "BREB"
+         *     }
+         */
+        'application/json': components['schemas']['CreateWalletMoveRequest'];
+      };
+    };
+    responses: {
+      /** @description The move, COMPLETED: both legs posted. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": 150000,
+           *       "createdAt": "2026-11-29T14:05:31.482913Z",
+           *       "creditTransactionId": "a8c2f1e4-5d7b-4e93-b0a6-2f4d8c1e9b37",
+           *       "debitTransactionId": "0d6a4e57-93b1-4c0e-8f2d-61a9b3c7e5d2",
+           *       "description": "Fondeo de la billetera BREB para pagos del día",
+           *       "from": "ACH",
+           *       "id": "5b0f3c8e-2f4a-4d51-9a63-8c1e7d2b9f40",
+           *       "reference": "fondeo-breb-2026-11-29",
+           *       "status": "COMPLETED",
+           *       "to": "BREB"
+           *     }
+           */
+          'application/json': components['schemas']['WalletMove'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas.<br>`FAST_WALLET_MISSING`: Falta la billetera BREB de la empresa. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'WALLET_NOT_PROVISIONED' | 'FAST_WALLET_MISSING';
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `INSUFFICIENT_BALANCE`: El saldo disponible no cubre el monto más la comisión y el IVA. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INSUFFICIENT_BALANCE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getWalletMove: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The move. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": 150000,
+           *       "createdAt": "2026-11-29T14:05:31.482913Z",
+           *       "creditTransactionId": "a8c2f1e4-5d7b-4e93-b0a6-2f4d8c1e9b37",
+           *       "debitTransactionId": "0d6a4e57-93b1-4c0e-8f2d-61a9b3c7e5d2",
+           *       "description": "Fondeo de la billetera BREB para pagos del día",
+           *       "from": "ACH",
+           *       "id": "5b0f3c8e-2f4a-4d51-9a63-8c1e7d2b9f40",
+           *       "reference": "fondeo-breb-2026-11-29",
+           *       "status": "COMPLETED",
+           *       "to": "BREB"
+           *     }
+           */
+          'application/json': components['schemas']['WalletMove'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `WALLET_MOVE_NOT_FOUND`: El movimiento entre billeteras no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'WALLET_MOVE_NOT_FOUND';
           };
         };
       };
