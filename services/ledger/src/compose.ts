@@ -74,7 +74,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
       natsUrl: o.natsUrl,
       namespace: o.namespace,
       ...(o.streamReplicas ? { streamReplicas: o.streamReplicas } : {}),
-      streams: ['LEDGER'],
+      streams: ['LEDGER', 'WALLETS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 },
     });
     const relay = r!;

@@ -1,4 +1,4 @@
-import { eventsV1, ledgerV1 } from '@wallet/proto';
+import { eventsV1, ledgerV1, walletEventsV1 } from '@wallet/proto';
 import type { Entry, PostingKind } from '../domain/postings.js';
 import type { WalletRail } from '../domain/rails.js';
 import type { OutboxEvent } from './ports.js';
@@ -16,7 +16,11 @@ export const POSTING_SUBJECTS: Readonly<Record<PostingKind, string>> = {
   correction: 'ledger.correction_posted',
   // A reconciliation difference accepted by an operator is a correcting entry too (kind tells them apart).
   recon_adjustment: 'ledger.correction_posted',
+  // a move between the company's own wallets (docs/wallet-moves.md); its public event is wallet.moved
+  move: 'ledger.moved',
 };
+/** The WALLETS stream's subject for a move (docs/wallet-moves.md, docs/events.md). */
+export const WALLET_MOVED_SUBJECT = 'wallet.moved';
 export const WALLETS_OPENED_SUBJECT = 'ledger.wallets_opened';
 
 export const protoRail = (r: WalletRail): ledgerV1.Rail => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
@@ -59,4 +63,38 @@ export function walletsOpenedEvent(deps: LedgerDeps, companyId: string, rails: W
 function withTrace(deps: LedgerDeps, e: OutboxEvent): OutboxEvent {
   const tp = deps.traceparent();
   return tp ? { ...e, traceparent: tp } : e;
+}
+
+/** wallet.moved (WALLETS stream): the public event of a move, written in the move's statement. */
+export function walletMovedEvent(
+  deps: LedgerDeps,
+  m: {
+    companyId: string;
+    moveId: string;
+    from: WalletRail;
+    to: WalletRail;
+    amount: bigint;
+    reference: string | null;
+    description: string | null;
+    debitMovementId: string;
+    creditMovementId: string;
+    apiKeyId: string | null;
+  },
+): OutboxEvent {
+  const id = deps.newId();
+  const payload = walletEventsV1.WalletMoved.toJSON({
+    eventId: id,
+    companyId: m.companyId,
+    moveId: m.moveId,
+    fromRail: protoRail(m.from),
+    toRail: protoRail(m.to),
+    amountCents: m.amount,
+    ...(m.reference !== null ? { reference: m.reference } : {}),
+    ...(m.description !== null ? { description: m.description } : {}),
+    debitMovementId: m.debitMovementId,
+    creditMovementId: m.creditMovementId,
+    ...(m.apiKeyId !== null ? { apiKeyId: m.apiKeyId } : {}),
+    occurredAt: deps.now(),
+  });
+  return withTrace(deps, { id, subject: WALLET_MOVED_SUBJECT, payload });
 }

@@ -62,6 +62,8 @@ export interface NewMovement {
   apiKeyId: string | null;
   details: MovementDetails;
   completed: boolean;
+  /** A leg of a move between the company's own wallets: the move (its posting's id). */
+  walletMoveId?: string;
 }
 
 export interface NewHold {
@@ -102,6 +104,15 @@ export interface PostingWrite {
   };
   entries: Entry[];
   wallet: { companyId: string; rail: WalletRail; availableDelta: bigint; pendingOutDelta: bigint } | null;
+  /**
+   * A move between the company's own wallets (kind `move`): the wallet credited, with `wallet` the one
+   * debited (only if it covers it), and the credited leg's movement. Both wallets are locked in rail
+   * order before the statement, so two opposite moves never deadlock.
+   */
+  counterWallet?: { companyId: string; rail: WalletRail; availableDelta: bigint };
+  counterMovement?: NewMovement;
+  /** Events written with the posting's own (same statement, same outbox). */
+  alsoEvents?: OutboxEvent[];
   newMovement?: NewMovement;
   newHold?: NewHold;
   closeHold?: {
@@ -263,6 +274,8 @@ export interface LedgerStore {
 
   getHold(companyId: string, holdId: string): Promise<HoldView | undefined>;
   getMovement(companyId: string, movementId: string): Promise<Movement | undefined>;
+  /** A move's two legs (docs/wallet-moves.md), the debit (TRANSFER_OUT) first; [] for another company's move. */
+  getMoveLegs(companyId: string, moveId: string): Promise<Movement[]>;
   /** A TRANSFER_IN movement of the company as its returns see it (undefined for another type or company). */
   inflowReturns(companyId: string, movementId: string): Promise<InflowReturns | undefined>;
   transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus): Promise<Movement | undefined>;

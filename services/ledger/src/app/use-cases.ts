@@ -1,4 +1,5 @@
 import { ChargeFee } from './charge-fee.js';
+import { GetMove, MoveFunds } from './move-funds.js';
 import { CheckInvariants } from './check-invariants.js';
 import { CommitHold } from './commit-hold.js';
 import { ComputeFees } from './compute-fees.js';
@@ -34,6 +35,9 @@ export function ledgerUseCases(deps: LedgerDeps) {
     streamStatement: new StreamStatement(deps),
     credit: new CreditWallet(deps),
     chargeFee: new ChargeFee(deps),
+    // moves between the company's own wallets (docs/wallet-moves.md)
+    move: new MoveFunds(deps),
+    getMove: new GetMove(deps),
     reserve: new ReserveFunds(deps),
     reserveBatch: new ReserveBatch(deps),
     voidReserve: new VoidReserve(deps),

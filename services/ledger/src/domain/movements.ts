@@ -85,6 +85,8 @@ export interface Movement {
   /** Instants as the journal keeps them: RFC 3339 UTC with six fraction digits (never a `Date`, which keeps milliseconds). */
   createdAt: string;
   completedAt: string | null;
+  /** A leg of a move between the company's own wallets (docs/wallet-moves.md): the move (its posting's id). */
+  walletMoveId?: string | null;
 }
 
 export interface Hold {
@@ -128,6 +130,9 @@ export function inflowAmounts(gross: bigint, subtotalFee: bigint, iva: bigint): 
 export function creditAmounts(amount: bigint): MovementAmounts {
   return { amount, totalFee: 0n, ivaAmount: 0n, netAmount: amount };
 }
+
+/** A leg of a move between the company's own wallets: no fee, everything is the amount. */
+export const moveAmounts = creditAmounts;
 
 /** Admin fee charge: amount = netAmount = what left the wallet (fee + IVA). */
 export function feeChargeAmounts(fee: bigint, iva: bigint): MovementAmounts {

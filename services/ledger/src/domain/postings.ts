@@ -8,7 +8,7 @@ export interface Entry {
   amount: bigint;
 }
 
-export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal' | 'correction' | 'recon_adjustment';
+export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal' | 'correction' | 'recon_adjustment' | 'move';
 /** A stored posting's kind: a money kind, or `void`, which moves no money and claims a Reserve's key so that it never applies (VoidReserve). */
 export type StoredPostingKind = PostingKind | 'void';
 
@@ -97,6 +97,24 @@ export function clearingAdjustmentPosting(clearing: Clearing, delta: bigint): Po
     ],
     null,
   );
+}
+
+/**
+ * A move X between the company's own wallets (docs/wallet-moves.md): wallet_available(from) −X;
+ * wallet_available(to) +X. No fee. `wallet` is the debited wallet; `counterWallet` the credited one.
+ */
+export function movePosting(companyId: string, from: WalletRail, to: WalletRail, amount: bigint): PostingDraft & { counterWallet: WalletChange } {
+  positive('amount', amount);
+  if (from === to) throw new RangeError('a move needs two different wallets');
+  const d = draft(
+    'move',
+    [
+      { account: Accounts.walletAvailable(companyId, from), amount: -amount },
+      { account: Accounts.walletAvailable(companyId, to), amount },
+    ],
+    { companyId, rail: from },
+  );
+  return { ...d, counterWallet: { companyId, rail: to, availableDelta: amount, pendingOutDelta: 0n } };
 }
 
 /** Admin credit X (BALANCE_ADD): funding −X; wallet_available +X. */

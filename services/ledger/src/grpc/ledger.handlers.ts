@@ -1,4 +1,4 @@
-import { AppError, type AccessPolicy, type AsyncService } from '@wallet/platform';
+import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
@@ -12,6 +12,7 @@ import {
   movementSpecFromProto,
   movementStatusName,
   movementToProto,
+  moveToProto,
   movementTypeName,
   railName,
   reserveFromProto,
@@ -115,12 +116,22 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       );
     },
 
-    async move(_req, _ctx) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'Los movimientos entre billeteras aún no están disponibles.');
+    async move(req, ctx) {
+      return moveToProto(
+        await uc.move.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          from: railName(req.fromRail),
+          to: railName(req.toRail),
+          amountCents: req.amountCents,
+          ...opt('reference', req.reference),
+          ...opt('description', req.description),
+          ...opt('apiKeyId', req.apiKeyId),
+        }),
+      );
     },
 
-    async getMove(_req, _ctx) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'Los movimientos entre billeteras aún no están disponibles.');
+    async getMove(req, ctx) {
+      return moveToProto(await uc.getMove.execute(ctx.companyId, req.moveId));
     },
 
     async reserve(req, ctx) {

@@ -3,6 +3,7 @@ import type { FeeBreakdown } from '../domain/fees.js';
 import { DETAIL_FIELDS, type Hold, type Movement, type MovementDetails } from '../domain/movements.js';
 import type { MovementSpecCommand } from '../app/movement-spec.js';
 import type { ReserveCommand } from '../app/reserve-funds.js';
+import type { MoveResult } from '../app/move-funds.js';
 import type { FeeConfigRecord, WalletBalance } from '../app/ports.js';
 
 /**
@@ -98,7 +99,12 @@ export function movementToProto(m: Movement): ledgerV1.Movement {
     details,
     createdAt: m.createdAt,
     ...(m.completedAt ? { completedAt: m.completedAt } : {}),
+    ...(m.walletMoveId ? { walletMoveId: m.walletMoveId } : {}),
   };
+}
+
+export function moveToProto(r: MoveResult): ledgerV1.MoveResult {
+  return { moveId: r.moveId, debit: movementToProto(r.debit), credit: movementToProto(r.credit), replayed: r.replayed };
 }
 
 export function holdToProto(h: Hold): ledgerV1.Hold {

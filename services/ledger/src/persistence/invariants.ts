@@ -127,7 +127,7 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
     await check(
       `
       select m.id::text as id, m.status from ledger.movements m
-       where m.type = 'TRANSFER_OUT'
+       where m.type = 'TRANSFER_OUT' and m.move_id is null
          and not exists (select 1 from ledger.holds h where h.movement_id = m.id
                           and (h.status = 'OPEN') = (m.status in ${LIVE}))`,
       (r) => `[3] transfer ${r.id} is ${r.status} without a matching hold`,
@@ -164,14 +164,21 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
         select m.*, exists (select 1 from ledger.holds h where h.movement_id = m.id and h.return_of is not null) as is_return,
                coalesce(pm.avail, 0) as avail, coalesce(pm.pend, 0) as pend, coalesce(pm.fee, 0) as fee,
                coalesce(pm.iva, 0) as iva, coalesce(pm.clearing, 0) as clearing, coalesce(pm.source, 0) as source,
-               m.amount + m.total_fee + m.iva_amount as t
+               m.amount + m.total_fee + m.iva_amount as t,
+               -- a move's leg (docs/wallet-moves.md): what its move posting did to the leg's own wallet
+               (select coalesce(sum(e.amount), 0) from ledger.postings p join ledger.entries e on e.posting_id = p.id
+                 where m.move_id is not null and p.id = m.move_id and p.kind = 'move'
+                   and e.account = 'wallet_available:' || m.company_id || ':' || m.wallet_rail) as leg
           from ledger.movements m left join pm on pm.movement_id = m.id
       )
       select id::text as id, type, status, amount::text as amount, total_fee::text as total_fee, iva_amount::text as iva_amount,
              net_amount::text as net_amount, avail::text as avail, pend::text as pend, fee::text as fee, iva::text as iva,
              clearing::text as clearing, source::text as source
         from mv
-       where not coalesce(case type
+       where not coalesce(case when move_id is not null
+         then status = 'COMPLETED' and total_fee = 0 and iva_amount = 0 and net_amount = amount and rail = wallet_rail
+              and leg = case type when 'TRANSFER_OUT' then -amount when 'TRANSFER_IN' then amount end
+         else case type
          when 'BALANCE_ADD' then avail = amount and net_amount = amount and source = -amount
               and total_fee = 0 and iva_amount = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
          when 'FEE_CHARGE' then avail = -(total_fee + iva_amount) and fee = total_fee and iva = iva_amount
@@ -188,7 +195,7 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
               when status = 'COMPLETED' then avail = -t and pend = 0 and fee = total_fee and iva = iva_amount and clearing = amount
               when status in ('FAILED', 'EXPIRED') then avail = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
               else false end
-         else false end, false)`,
+         else false end end, false)`,
       (r) =>
         `[5] movement ${r.id} (${r.type} ${r.status}) amount ${r.amount} fee ${r.total_fee} iva ${r.iva_amount} net ${r.net_amount}` +
         ` vs entries available ${r.avail} pending ${r.pend} fee ${r.fee} iva ${r.iva} clearing ${r.clearing} source ${r.source}`,
@@ -212,6 +219,32 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
          from claims c where not exists (select 1 from ledger.movements m where m.id = c.id)`,
       (r) =>
         `[6] inflow ${r.id} (gross ${r.amount ?? '?'}) says its returns claim ${r.returned ?? '?'}, its return holds ${r.claimed} (${r.foreign_holds} not of a credited inflow of the company)`,
+    );
+
+    // 7. A move between a company's own wallets (docs/wallet-moves.md) is one posting of exactly two
+    //    entries, both wallet_available accounts of its company, and exactly two legs of that company:
+    //    a TRANSFER_OUT and a TRANSFER_IN (their amounts are checked by 5); a leg names a move posting.
+    await check(
+      `select p.id::text as id, p.company_id,
+              (select count(*) from ledger.movements m where m.move_id = p.id and m.company_id = p.company_id)::text as legs,
+              (select count(distinct m.type) from ledger.movements m where m.move_id = p.id and m.company_id = p.company_id)::text as types,
+              (select count(*) from ledger.entries e where e.posting_id = p.id)::text as entries,
+              (select count(*) from ledger.entries e where e.posting_id = p.id
+                  and starts_with(e.account, 'wallet_available:' || p.company_id || ':'))::text as own
+         from ledger.postings p
+        where p.kind = 'move'
+          and ((select count(*) from ledger.movements m where m.move_id = p.id) <> 2
+            or (select count(distinct m.type) from ledger.movements m where m.move_id = p.id and m.company_id = p.company_id) <> 2
+            or (select count(*) from ledger.entries e where e.posting_id = p.id) <> 2
+            or (select count(*) from ledger.entries e where e.posting_id = p.id
+                  and starts_with(e.account, 'wallet_available:' || p.company_id || ':')) <> 2)`,
+      (r) => `[7] move ${r.id} (company ${r.company_id}) has ${r.legs} legs of ${r.types} types and ${r.entries} entries, ${r.own} on its company's wallets`,
+    );
+    await check(
+      `select m.id::text as id, m.move_id::text as move_id from ledger.movements m
+        where m.move_id is not null
+          and not exists (select 1 from ledger.postings p where p.id = m.move_id and p.kind = 'move' and p.company_id = m.company_id)`,
+      (r) => `[7] movement ${r.id} is a leg of ${r.move_id}, which is no move of its company`,
     );
 
     const [counts] = await read<{ postings: string; entries: string; wallets: string }>(

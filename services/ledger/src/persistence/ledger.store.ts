@@ -33,7 +33,7 @@ import type {
   WalletBalance,
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
-import type { MovementStatus } from '../domain/movements.js';
+import type { Movement, MovementStatus } from '../domain/movements.js';
 import type { PostingKind, StoredPostingKind } from '../domain/postings.js';
 import type { FeeOperation, WalletRail } from '../domain/rails.js';
 import { checkInvariants } from './invariants.js';
@@ -235,7 +235,18 @@ export class SqlLedgerStore implements LedgerStore {
     type Row = { applied: number; now: string; movement: MovementRow | null; hold: HoldRow | null };
     let rows: Row[];
     try {
-      if (write.returnClaim && write.returnClaim.delta > 0n) {
+      if (write.counterWallet) {
+        // A move: both wallets locked in rail order first (as ReserveBatch does), so two opposite
+        // moves of a company never deadlock; a missing wallet writes nothing (the caller says which).
+        const cw = write.counterWallet;
+        rows = await this.db.preparedTx(async (tx) => {
+          const locked = await tx.query<{ rail: string }>(
+            'select rail from ledger.wallets where company_id = ? and rail = any(?::text[]) order by rail for update',
+            [cw.companyId, [write.wallet!.rail, cw.rail]],
+          );
+          return locked.length === 2 ? tx.query<Row>(sql, params) : [];
+        });
+      } else if (write.returnClaim && write.returnClaim.delta > 0n) {
         // A return's Reserve: its claim on the inflow may apply while the wallet refuses the debit;
         // the transaction is then rolled back so that nothing stays written.
         rows = await this.db
@@ -438,6 +449,15 @@ export class SqlLedgerStore implements LedgerStore {
     );
   }
 
+  /** A move's two legs (docs/wallet-moves.md), the debit (TRANSFER_OUT) first; none for another company's move. */
+  async getMoveLegs(companyId: string, moveId: string): Promise<Movement[]> {
+    const rows = await this.run<MovementRow>(`select ${movementCols()} from ledger.movements where company_id = ? and move_id = ?::uuid order by type desc`, [
+      companyId,
+      moveId,
+    ]);
+    return rows.map(toMovement);
+  }
+
   async getMovement(companyId: string, movementId: string) {
     const rows = await this.run<MovementRow>(`select ${movementCols()} from ledger.movements where id = ?::uuid and company_id = ?`, [movementId, companyId]);
     return rows[0] && toMovement(rows[0]);
@@ -446,7 +466,7 @@ export class SqlLedgerStore implements LedgerStore {
   async transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus) {
     const rows = await this.run<MovementRow>(
       `update ledger.movements set status = ?, updated_at = now()
-        where id = ?::uuid and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning ${movementCols()}`,
+        where id = ?::uuid and company_id = ? and status = ? and type = 'TRANSFER_OUT' and move_id is null returning ${movementCols()}`,
       [to, movementId, companyId, from],
     );
     return rows[0] && toMovement(rows[0]);
@@ -455,7 +475,7 @@ export class SqlLedgerStore implements LedgerStore {
   async transitionMovements(companyId: string, movementIds: string[], from: MovementStatus, to: MovementStatus): Promise<number> {
     const rows = await this.run<{ n: number }>(
       `with u as (update ledger.movements set status = ?, updated_at = now()
-                   where id = any(?::uuid[]) and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning 1)
+                   where id = any(?::uuid[]) and company_id = ? and status = ? and type = 'TRANSFER_OUT' and move_id is null returning 1)
        select count(*)::int as n from u`,
       [to, movementIds, companyId, from],
     );

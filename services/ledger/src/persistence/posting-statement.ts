@@ -63,7 +63,7 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     add(
       'g',
       `update ledger.movements set status = 'REVERSED', updated_at = now(), details = ${details}
-      where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' returning ${movementCols()}`,
+      where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' and move_id is null returning ${movementCols()}`,
       [...(r.errorMessage !== null ? [r.errorMessage] : []), r.id, r.companyId],
     );
     if (w.wallet) {
@@ -86,7 +86,7 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
       add(
         'rc',
         `update ledger.movements set returned_cents = returned_cents + ?::bigint, updated_at = now()
-        where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED'
+        where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' and move_id is null
           and returned_cents + ?::bigint <= amount returning id`,
         [claim.delta.toString(), claim.movementId, claim.companyId, claim.delta.toString()],
       );
@@ -97,6 +97,17 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
       where company_id = ? and rail = ?${debit > 0n ? ' and available_cents >= ?::bigint' : ''}${claim ? ' and exists (select 1 from rc)' : ''} returning version`,
       [...set.params, w.wallet.companyId, w.wallet.rail, ...(debit > 0n ? [debit.toString()] : [])],
     );
+    if (w.counterWallet) {
+      // A move's credited wallet (the caller locked both wallets, in rail order, and saw both exist).
+      const cw = w.counterWallet;
+      const cset = walletSet(cw.availableDelta, 0n);
+      add(
+        'w2',
+        `update ledger.wallets set ${cset.sql}
+        where company_id = ? and rail = ? and exists (select 1 from g) returning version`,
+        [...cset.params, cw.companyId, cw.rail],
+      );
+    }
   } else if (w.correction?.reverses) {
     // Undoing a live correction: its register row is the guard (undone once, by one posting).
     add(
@@ -149,13 +160,12 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   );
 
   let movementSource: string | null = w.reverseMovement ? 'g' : null;
-  if (w.newMovement) {
-    const m = w.newMovement;
+  const insertMovement = (name: string, m: NonNullable<PostingWrite['newMovement']>) =>
     add(
-      'm',
+      name,
       `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
-        net_amount, reference, api_key_id, details, completed_at)
-      select ?::uuid, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb, ${m.completed ? 'now()' : 'null'} from g`,
+        net_amount, reference, api_key_id, details, completed_at, move_id)
+      select ?::uuid, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb, ${m.completed ? 'now()' : 'null'}, ?::uuid from g`,
       [
         m.id,
         m.companyId,
@@ -170,8 +180,12 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
         m.reference,
         m.apiKeyId,
         JSON.stringify(m.details),
+        m.walletMoveId ?? null,
       ],
     );
+  if (w.newMovement) {
+    insertMovement('m', w.newMovement);
+    if (w.counterMovement) insertMovement('m2', w.counterMovement);
   } else if (w.movementUpdate) {
     const u = w.movementUpdate;
     const details = u.errorMessage !== null ? `details || jsonb_build_object('errorMessage', ?::text)` : 'details';
@@ -219,13 +233,13 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     );
   }
 
-  const ev = w.event;
-  add('o', `insert into ledger.outbox (id, subject, payload, headers) select ?::uuid, ?, ?::jsonb, ?::jsonb from g`, [
-    ev.id,
-    ev.subject,
-    JSON.stringify(ev.payload),
-    JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {}),
-  ]);
+  const events = [w.event, ...(w.alsoEvents ?? [])];
+  add(
+    'o',
+    `insert into ledger.outbox (id, subject, payload, headers)
+    select v.id, v.subject, v.payload, v.headers from g cross join (values ${events.map(() => '(?::uuid, ?, ?::jsonb, ?::jsonb)').join(', ')}) as v(id, subject, payload, headers)`,
+    events.flatMap((ev) => [ev.id, ev.subject, JSON.stringify(ev.payload), JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {})]),
+  );
 
   // Rows this statement inserts are known to the caller but for their timestamps (now(), the
   // transaction's start, also the rows' default); rows it updates come back whole.

@@ -13,7 +13,7 @@ export function movementCols(a = ''): string {
     ${c('wallet_rail')} as wallet_rail, ${c('status')} as status, ${c('amount')}::text as amount,
     ${c('total_fee')}::text as total_fee, ${c('iva_amount')}::text as iva_amount, ${c('net_amount')}::text as net_amount,
     ${c('reference')} as reference, ${c('api_key_id')} as api_key_id, ${c('details')} as details,
-    ${isoUs(c('created_at'))} as created_at, ${isoUs(c('completed_at'))} as completed_at`;
+    ${isoUs(c('created_at'))} as created_at, ${isoUs(c('completed_at'))} as completed_at, ${c('move_id')}::text as move_id`;
 }
 
 export function holdCols(a = ''): string {
@@ -40,6 +40,7 @@ export interface MovementRow {
   details: MovementDetails | string | null;
   created_at: string;
   completed_at: string | null;
+  move_id?: string | null;
 }
 
 export interface HoldRow {
@@ -85,6 +86,7 @@ export function toMovement(r: MovementRow): Movement {
     details,
     createdAt: r.created_at,
     completedAt: r.completed_at ?? null,
+    walletMoveId: r.move_id ?? null,
   };
 }
 
@@ -135,6 +137,7 @@ export function insertedMovement(m: NewMovement, now: string): Movement {
     details: m.details,
     createdAt: now,
     completedAt: m.completed ? now : null,
+    walletMoveId: m.walletMoveId ?? null,
   };
 }
 

@@ -105,6 +105,9 @@ function api(c: Client) {
     list: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ListMovementsRequest> = {}) =>
       c.listMovements(L.ListMovementsRequest.fromPartial(r), ctxOf(co)),
     movement: (co: string | undefined, id: string) => c.getMovement(L.GetMovementRequest.fromPartial({ id }), ctxOf(co)),
+    move: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.MoveRequest>) =>
+      c.move(L.MoveRequest.fromPartial({ idempotencyKey: `move-${randomUUID()}`, fromRail: Rail.ACH, toRail: Rail.BREB, ...r }), ctxOf(co)),
+    getMove: (co: string | undefined, moveId: string) => c.getMove(L.GetMoveRequest.fromPartial({ moveId }), ctxOf(co)),
     invariants: () => c.checkInvariants({}, ctxOf()),
   };
 }

@@ -84,4 +84,37 @@ describe('CheckInvariants finds violations', () => {
     expect(v5).toHaveLength(1);
     expect(v5[0]).toMatch(new RegExp(`^\\[5\\] movement ${movementId} \\(TRANSFER_OUT PENDING\\)`));
   });
+
+  it('a move whose leg disagrees with its posting (5), a move missing a leg (7), a leg of no move (7)', async () => {
+    const mover = h.newCompany();
+    await h.api.open(mover);
+    await h.api.credit(mover, { rail: Rail.ACH, amountCents: 5_000n });
+    const m = await h.api.move(mover, { amountCents: 2_000n });
+    try {
+      const v5 = await damaged(
+        `update ledger.movements set amount = 2001, net_amount = 2001 where id = ?::uuid`,
+        `update ledger.movements set amount = 2000, net_amount = 2000 where id = ?::uuid`,
+        [m.credit!.id],
+      );
+      expect(v5).toEqual([expect.stringMatching(new RegExp(`^\\[5\\] movement ${m.credit!.id} \\(TRANSFER_IN COMPLETED\\)`))]);
+      const db = h.ledger.db;
+      await db.query(`update ledger.movements set move_id = null where id = ?::uuid`, [m.credit!.id]);
+      try {
+        const r = await h.api.invariants();
+        expect(r.violations).toContain(`[7] move ${m.moveId} (company ${mover}) has 1 legs of 1 types and 2 entries, 2 on its company's wallets`);
+      } finally {
+        await db.query(`update ledger.movements set move_id = ?::uuid where id = ?::uuid`, [m.moveId, m.credit!.id]);
+      }
+      const stray = randomUUID();
+      await db.query(`update ledger.movements set move_id = ?::uuid where id = ?::uuid`, [stray, movementId]);
+      try {
+        const r = await h.api.invariants();
+        expect(r.violations).toContain(`[7] movement ${movementId} is a leg of ${stray}, which is no move of its company`);
+      } finally {
+        await db.query(`update ledger.movements set move_id = null where id = ?::uuid`, [movementId]);
+      }
+    } finally {
+      expect((await h.api.invariants()).violations).toEqual([]);
+    }
+  });
 });

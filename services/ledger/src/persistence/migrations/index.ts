@@ -8,6 +8,7 @@ import { Migration0007FeeConfigFeed } from './0007-fee-config-feed.js';
 import { Migration0008HoldFixedFee } from './0008-hold-fixed-fee.js';
 import { Migration0009Corrections } from './0009-corrections.js';
 import { Migration0010InflowReturns } from './0010-inflow-returns.js';
+import { Migration0011WalletMoves } from './0011-wallet-moves.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
@@ -21,4 +22,5 @@ export const ledgerMigrations = [
   Migration0008HoldFixedFee,
   Migration0009Corrections,
   Migration0010InflowReturns,
+  Migration0011WalletMoves,
 ];
