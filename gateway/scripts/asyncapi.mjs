@@ -54,6 +54,12 @@ export const SUBJECTS = [
     'An operator resolved a money exception with a correcting entry (write-off: operational_losses −amount, rail_clearing +amount); no company wallet moves.',
   ],
   [
+    'ledger.moved',
+    LEDGER,
+    ['ledger'],
+    "A move between a company's own wallets (kind `move`): wallet_available(from) −X, wallet_available(to) +X, no fee; its public event is wallet.moved.",
+  ],
+  [
     'wallet.moved',
     'wallet.events.v1.WalletMoved',
     ['ledger'],
