@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ERRORS } from '@wallet/platform';
 import { MovementDetailSchema, MovementSchema, WalletMoveSchema } from '../src/api/wallets/schemas.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
+import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
 
 /**
@@ -145,6 +146,38 @@ describe('POST /wallets/moves', () => {
     const theirs = await move(co2, body, key);
     expect(theirs.status).toBe(201);
     expect(theirs.body.id).not.toBe(first.body.id);
+  });
+
+  it('an answer lost after the ledger moved (no stored answer here): the retry with the key gets that move from the ledger, never a second', async () => {
+    const co = await company({ ACH: 10_000 });
+    const key = `mov-${randomUUID()}`;
+    const body = { from: 'ACH', to: 'BREB', amountCents: 4_000 };
+    const first = await move(co, body, key);
+    expect(first.status).toBe(201);
+    // As if the gateway had died between the ledger's answer and storing it.
+    await sql(stack.db.url, 'delete from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, key]);
+    const retry = await move(co, body, key);
+    expect([retry.status, retry.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(retry.body).toEqual(first.body);
+    expect(await available(co)).toEqual({ BREB: '4000', ACH: '6000' });
+    // The ledger still binds the key to its body: another one is 409, as the gateway says it.
+    await sql(stack.db.url, 'delete from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, key]);
+    expectError(await move(co, { ...body, amountCents: 4_001 }, key), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await available(co)).toEqual({ BREB: '4000', ACH: '6000' });
+  });
+
+  it("the company's endpoint subscribed to wallet.moved gets a delivery of the move (ledger → WALLETS → webhook service)", async () => {
+    const co = await company({ BREB: 9_000 });
+    const ep = await api.post('/webhooks/endpoints', { token: co.key, body: { url: 'https://hooks.example.co/wallet', events: ['wallet.moved'] } });
+    expect(ep.status).toBe(201);
+    const m = await move(co, { from: 'BREB', to: 'ACH', amountCents: 1_000 });
+    expect(m.status).toBe(201);
+    let deliveries: any[] = [];
+    for (let i = 0; i < 100 && deliveries.length === 0; i++) {
+      deliveries = (await api.get('/webhooks/deliveries', { token: co.readKey })).body.items ?? [];
+      if (deliveries.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(deliveries.map((d) => [d.endpointId, d.eventType, d.resourceId])).toEqual([[ep.body.id, 'wallet.moved', m.body.id]]);
   });
 
   it('more than the from wallet holds: 422 INSUFFICIENT_BALANCE, nothing moves', async () => {
