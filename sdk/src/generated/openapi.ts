@@ -2775,8 +2775,20 @@ export interface components {
        * @example 2026-11-28T11:39:52.123456-05:00
        */
       postedAtBogota: string;
-      /** @enum {string} */
-      entry: 'CREDIT' | 'FEE_CHARGE' | 'TRANSFER_OUT' | 'TRANSFER_OUT_RETURNED' | 'TRANSFER_IN' | 'TRANSFER_IN_REVERSED' | 'CORRECTION';
+      /**
+       * @description `WALLET_MOVE_OUT` / `WALLET_MOVE_IN`: a move between your own wallets (POST /wallets/moves), out of this wallet / into it.
+       * @enum {string}
+       */
+      entry:
+        | 'CREDIT'
+        | 'FEE_CHARGE'
+        | 'TRANSFER_OUT'
+        | 'TRANSFER_OUT_RETURNED'
+        | 'TRANSFER_IN'
+        | 'TRANSFER_IN_REVERSED'
+        | 'CORRECTION'
+        | 'WALLET_MOVE_OUT'
+        | 'WALLET_MOVE_IN';
       /** @description The movement (GET /wallets/transactions/{id}); null for a correction without one. */
       movementId: string | null;
       movementType: ('TRANSFER_OUT' | 'TRANSFER_IN' | 'FEE_CHARGE' | 'BALANCE_ADD') | null;

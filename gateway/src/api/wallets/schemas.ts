@@ -66,7 +66,19 @@ export const StatementLineSchema = z
       description: 'When the posting was made (UTC, microseconds, exactly as the journal keeps it): as `to` it includes this line, as `from` it excludes it.',
     }),
     postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).', example: '2026-11-28T11:39:52.123456-05:00' }),
-    entry: z.enum(['CREDIT', 'FEE_CHARGE', 'TRANSFER_OUT', 'TRANSFER_OUT_RETURNED', 'TRANSFER_IN', 'TRANSFER_IN_REVERSED', 'CORRECTION']),
+    entry: z
+      .enum([
+        'CREDIT',
+        'FEE_CHARGE',
+        'TRANSFER_OUT',
+        'TRANSFER_OUT_RETURNED',
+        'TRANSFER_IN',
+        'TRANSFER_IN_REVERSED',
+        'CORRECTION',
+        'WALLET_MOVE_OUT',
+        'WALLET_MOVE_IN',
+      ])
+      .meta({ description: '`WALLET_MOVE_OUT` / `WALLET_MOVE_IN`: a move between your own wallets (POST /wallets/moves), out of this wallet / into it.' }),
     movementId: z.string().nullable().meta({ description: 'The movement (GET /wallets/transactions/{id}); null for a correction without one.' }),
     movementType: MovementTypeSchema.nullable(),
     movementRail: MovementRailSchema.nullable(),

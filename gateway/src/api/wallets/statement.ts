@@ -65,6 +65,8 @@ const ENTRY: Record<string, string> = {
   reversal: 'TRANSFER_IN_REVERSED',
   correction: 'CORRECTION',
 };
+/** A move between the company's own wallets (docs/wallet-moves.md): out of one wallet's statement, into the other's. */
+const moveEntry = (effectCents: bigint) => (effectCents < 0n ? 'WALLET_MOVE_OUT' : 'WALLET_MOVE_IN');
 /** Spanish names of the entries, for the CSV and the PDF. */
 export const ENTRY_ES: Record<string, string> = {
   CREDIT: 'Abono de saldo',
@@ -74,6 +76,8 @@ export const ENTRY_ES: Record<string, string> = {
   TRANSFER_IN: 'Recaudo recibido',
   TRANSFER_IN_REVERSED: 'Reverso de recaudo',
   CORRECTION: 'Corrección',
+  WALLET_MOVE_OUT: 'Traslado a otra billetera propia',
+  WALLET_MOVE_IN: 'Traslado desde otra billetera propia',
 };
 
 interface Totals {
@@ -92,7 +96,7 @@ function lineView(l: ledgerV1.StatementLine, balanceAfter: bigint): StatementLin
     postingId: l.postingId,
     postedAt: l.postedAt,
     postedAtBogota: bogotaIso(l.postedAt),
-    entry: ENTRY[l.postingKind] ?? l.postingKind.toUpperCase(),
+    entry: l.postingKind === 'move' ? moveEntry(l.effectCents) : (ENTRY[l.postingKind] ?? l.postingKind.toUpperCase()),
     movementId: m?.id ?? null,
     movementType: m?.type ?? null,
     movementRail: m?.rail ?? null,
