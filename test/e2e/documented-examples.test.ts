@@ -20,6 +20,7 @@ const CREATING = [
   'createCobro',
   'createCounterparty',
   'createWebhookEndpoint',
+  'createWalletMove',
 ];
 
 describe('documented request examples', () => {
