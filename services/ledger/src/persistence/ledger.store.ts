@@ -209,9 +209,15 @@ export class SqlLedgerStore implements LedgerStore {
        select pg.id::text as posting_id, pg.kind as posting_kind, ${isoUs('pg.created_at')} as posted_at,
               pg.effect::text as effect, (pg.fee + pg.hold_fee)::text as fee, (pg.iva + pg.hold_iva)::text as iva,
               (m.id is not null) as movement_found, ${movementCols('m.')}
-         from page pg left join ledger.movements m on m.id = pg.movement_id
+         from page pg
+         -- a line's movement: the posting's, or for a move (docs/wallet-moves.md) its leg on this wallet
+         left join lateral (
+           select * from ledger.movements x where pg.kind <> 'move' and x.id = pg.movement_id
+           union all
+           select * from ledger.movements x where pg.kind = 'move' and x.company_id = ? and x.move_id = pg.id and x.wallet_rail = ?
+         ) m on true
         order by pg.created_at, pg.id`,
-      [available, available, companyId, to, after.createdAt, after.id, limit],
+      [available, available, companyId, to, after.createdAt, after.id, limit, companyId, rail],
     );
     return rows.map((r) => ({
       postingId: r.posting_id,

@@ -95,6 +95,24 @@ describe('StreamStatement: the lines between two instants', () => {
     expect((await statement(co, Rail.BREB, from, to)).lines.map((l) => [l.postingKind, l.effectCents])).toEqual([['credit', 9_999n]]);
   });
 
+  it("a move between the company's wallets is a line on each, with that wallet's own leg", async () => {
+    const co = h.newCompany();
+    await h.api.open(co);
+    await h.api.credit(co, { rail: Rail.ACH, amountCents: 50_000n });
+    const from = await mark();
+    const m = await h.api.move(co, { fromRail: Rail.ACH, toRail: Rail.BREB, amountCents: 20_000n, description: 'Tope Bre-B' });
+    const to = await mark();
+    const ach = (await statement(co, Rail.ACH, from, to)).lines;
+    const breb = (await statement(co, Rail.BREB, from, to)).lines;
+    expect(ach.map((l) => [l.postingId, l.postingKind, l.effectCents, l.feeCents, l.movement?.id, l.movement?.type])).toEqual([
+      [m.moveId, 'move', -20_000n, 0n, m.debit!.id, MovementType.TRANSFER_OUT],
+    ]);
+    expect(breb.map((l) => [l.postingId, l.postingKind, l.effectCents, l.feeCents, l.movement?.id, l.movement?.type])).toEqual([
+      [m.moveId, 'move', 20_000n, 0n, m.credit!.id, MovementType.TRANSFER_IN],
+    ]);
+    expect((await balanceAt(co, Rail.BREB, to)).availableCents - (await balanceAt(co, Rail.BREB, from)).availableCents).toBe(20_000n);
+  });
+
   it("reads many keyset pages in order, none lost or repeated; another company's postings never appear", async () => {
     const co = h.newCompany();
     const other = h.newCompany();
