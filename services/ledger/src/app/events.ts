@@ -96,5 +96,6 @@ export function walletMovedEvent(
     ...(m.apiKeyId !== null ? { apiKeyId: m.apiKeyId } : {}),
     occurredAt: deps.now(),
   });
-  return withTrace(deps, { id, subject: WALLET_MOVED_SUBJECT, payload });
+  // occurredAt: the move's own instant, as its legs' createdAt (microseconds), written by the statement.
+  return { ...withTrace(deps, { id, subject: WALLET_MOVED_SUBJECT, payload }), occurredAtOfStatement: true };
 }

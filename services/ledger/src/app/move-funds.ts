@@ -57,7 +57,9 @@ export class MoveFunds {
     const creditId = deps.newId();
     const key = `move:${companyId}:${cmd.idempotencyKey}`;
     const draft = movePosting(companyId, from, to, cmd.amountCents);
-    const hash = requestHash(draft.kind, companyId, cmd);
+    // Not the API key: a retry of the company's key from another of its keys is the same move.
+    const { apiKeyId: _key, ...hashed } = cmd;
+    const hash = requestHash(draft.kind, companyId, hashed);
     const reference = orNull(cmd.reference);
     const description = orNull(cmd.description);
     const apiKeyId = orNull(cmd.apiKeyId);

@@ -45,6 +45,11 @@ export interface OutboxEvent {
   subject: string;
   payload: unknown;
   traceparent?: string;
+  /**
+   * The payload's `occurredAt` is the statement's own instant (the journal's, with microseconds), set
+   * by the statement that writes the event: the same instant as the rows it writes (a move's legs).
+   */
+  occurredAtOfStatement?: boolean;
 }
 
 export interface NewMovement {

@@ -237,8 +237,16 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   add(
     'o',
     `insert into ledger.outbox (id, subject, payload, headers)
-    select v.id, v.subject, v.payload, v.headers from g cross join (values ${events.map(() => '(?::uuid, ?, ?::jsonb, ?::jsonb)').join(', ')}) as v(id, subject, payload, headers)`,
-    events.flatMap((ev) => [ev.id, ev.subject, JSON.stringify(ev.payload), JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {})]),
+    select v.id, v.subject,
+           case when v.stamp then v.payload || jsonb_build_object('occurredAt', ${isoUs('now()')}) else v.payload end, v.headers
+      from g cross join (values ${events.map(() => '(?::uuid, ?, ?::jsonb, ?::jsonb, ?::boolean)').join(', ')}) as v(id, subject, payload, headers, stamp)`,
+    events.flatMap((ev) => [
+      ev.id,
+      ev.subject,
+      JSON.stringify(ev.payload),
+      JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {}),
+      ev.occurredAtOfStatement === true,
+    ]),
   );
 
   // Rows this statement inserts are known to the caller but for their timestamps (now(), the

@@ -75,8 +75,9 @@ describe('Move between a company’s own wallets', () => {
 
   it('is idempotent on the company’s key: a replay answers the first move; another body under it is REFERENCE_CONFLICT', async () => {
     const co = await company(0n, 100_000n);
-    const first = await h.api.move(co, { idempotencyKey: 'k-1', amountCents: 10_000n });
-    const again = await h.api.move(co, { idempotencyKey: 'k-1', amountCents: 10_000n });
+    const first = await h.api.move(co, { idempotencyKey: 'k-1', amountCents: 10_000n, apiKeyId: 'key-a' });
+    // From another of the company's API keys, the same key and body are the same move.
+    const again = await h.api.move(co, { idempotencyKey: 'k-1', amountCents: 10_000n, apiKeyId: 'key-b' });
     expect(again).toEqual({ ...first, replayed: true });
     expect((await failure(h.api.move(co, { idempotencyKey: 'k-1', amountCents: 10_001n }))).code).toBe('REFERENCE_CONFLICT');
     expect(await available(co)).toEqual({ BREB: 10_000n, ACH: 90_000n });
@@ -170,17 +171,20 @@ describe('Move between a company’s own wallets', () => {
       const r = await h.api.move(co, { amountCents: 2_500n, reference: 'ref-ev', description: 'Nómina' });
       const consumer = await jetstream(nc).consumers.get(stream, 'moves-test');
       const events = await eventually(async () => {
-        const seen: Array<{ subject: string; e: walletEventsV1.WalletMoved }> = [];
+        const seen: Array<{ subject: string; e: walletEventsV1.WalletMoved; occurredAt: unknown }> = [];
         for (;;) {
           const m = await consumer.next({ expires: 1_000 });
           if (!m) break;
-          seen.push({ subject: m.subject, e: walletEventsV1.WalletMoved.fromJSON(m.json()) });
+          const raw = m.json<{ occurredAt?: unknown }>();
+          seen.push({ subject: m.subject, e: walletEventsV1.WalletMoved.fromJSON(raw), occurredAt: raw.occurredAt });
         }
         const mine = seen.filter((x) => x.e.moveId === r.moveId);
         return mine.length > 0 ? mine : undefined;
       }, 10_000);
       expect(events).toHaveLength(1);
       expect(events[0]!.subject).toBe(`${h.namespace}.wallet.moved`);
+      // The move's own instant, exactly as its legs show it (microseconds).
+      expect(events[0]!.occurredAt).toBe(r.debit!.createdAt);
       expect(events[0]!.e).toMatchObject({
         companyId: co,
         moveId: r.moveId,
