@@ -125,8 +125,7 @@ describe('reading cobros in the dashboard', () => {
 
     // A GET a client retries on 503, with back-off: in full runs on the 2-core CI machine (two lanes of
     // suites at once) this one answered 503 three times in a row, right after the cobro itself was read
-    // over the same channel; never alone, nor beside the fault suite (docs/operations.md "Known
-    // flakes"). Rendering takes ~30 ms, so each attempt's status and time are kept: a failure says
+    // over the same channel; never alone, nor beside the fault suite (not yet explained). Rendering takes ~30 ms, so each attempt's status and time are kept: a failure says
     // whether the gRPC deadline (5 s) passed or the call was refused at once.
     const qr = () => fetch(`${stack.gw.url}/dashboard/cobros/${cobro.id}/qr.png`, { headers: { authorization: `Bearer ${viewer.token}` } });
     const attempts: string[] = [];
