@@ -36,6 +36,10 @@ export function errorMiddleware(log: Logger) {
       if (err instanceof AppError) {
         app = err;
         if (app.code === 'INTERNAL_ERROR') log.error({ err, requestId: ctx.state.requestId }, 'internal error');
+        // A 503 names what did not answer, in the log only (the gRPC status a client call ended with).
+        else if (app.code === 'SERVICE_UNAVAILABLE' && app.cause !== undefined) {
+          log.warn({ requestId: ctx.state.requestId, route: ctx.state.routeTemplate, cause: app.cause }, 'answered 503: a dependency did not answer');
+        }
       } else {
         app = new AppError('INTERNAL_ERROR');
         log.error({ err, requestId: ctx.state.requestId, route: ctx.state.routeTemplate }, 'unhandled error');

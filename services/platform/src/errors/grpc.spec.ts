@@ -23,7 +23,11 @@ describe('error mapping across gRPC', () => {
     expect(fromGrpcError({ code: status.UNAVAILABLE, details: 'connect ECONNREFUSED 10.1.2.3:50051', metadata: new Metadata() }).code).toBe(
       'SERVICE_UNAVAILABLE',
     );
-    expect(fromGrpcError({ code: status.DEADLINE_EXCEEDED, metadata: new Metadata() }).code).toBe('SERVICE_UNAVAILABLE');
+    const late = fromGrpcError({ code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded after 5.001s', metadata: new Metadata() });
+    expect(late.code).toBe('SERVICE_UNAVAILABLE');
+    // Which failure it was is kept for the log (the client's message is the catalogue's).
+    expect(late.cause).toEqual({ grpcCode: 'DEADLINE_EXCEEDED', grpcDetails: 'Deadline exceeded after 5.001s' });
+    expect(late.message).toBe(ERRORS.SERVICE_UNAVAILABLE.message);
   });
 
   it('every catalogue entry has a Spanish message and a sane HTTP status', () => {

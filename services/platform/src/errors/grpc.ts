@@ -31,7 +31,10 @@ export function fromGrpcError(err: unknown): AppError {
     return new AppError(code, se.details || undefined, details);
   }
   if (se.code === GrpcStatus.UNAVAILABLE || se.code === GrpcStatus.DEADLINE_EXCEEDED || se.code === GrpcStatus.CANCELLED) {
-    return new AppError('SERVICE_UNAVAILABLE');
+    // Which transport failure it was stays with the error (for the logs, never for a client).
+    const e = new AppError('SERVICE_UNAVAILABLE');
+    e.cause = { grpcCode: GrpcStatus[se.code], grpcDetails: se.details };
+    return e;
   }
   return new AppError('INTERNAL_ERROR');
 }
