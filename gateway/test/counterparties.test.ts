@@ -187,9 +187,14 @@ describe('POST /counterparties', () => {
       expect((await get('/counterparties?limit=100')).body.items.length).toBe(before);
     });
 
-    it('a key the service finds malformed is named by its API field (brebKey.keyValue)', async () => {
+    it('a key that is no key of its type is 422 INVALID_KEY, as for a send (the document cannot pair them)', async () => {
       const r = await post('/counterparties', { name: 'X', brebKey: { keyType: 'PHONE', keyValue: '12345' }, ...holder });
-      expect(fieldsOf(r)).toEqual(['brebKey.keyValue']);
+      expect({ status: r.status, error: r.body.error, message: r.body.message }).toEqual({
+        status: 422,
+        error: 'INVALID_KEY',
+        message: 'El valor no es una llave válida de tipo PHONE.',
+      });
+      expect((await get('/counterparties?limit=100')).body.items.every((c: { name: string }) => c.name !== 'X')).toBe(true);
     });
 
     it('a malformed JSON body and a body that is not an object', async () => {

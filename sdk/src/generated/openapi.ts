@@ -12907,6 +12907,24 @@ export interface operations {
           };
         };
       };
+      /** @description `INVALID_KEY`: La llave Bre-B no tiene un formato válido. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INVALID_KEY';
+          };
+        };
+      };
       /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
       429: {
         headers: {
@@ -13487,6 +13505,23 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `INVALID_KEY`: La llave Bre-B no tiene un formato válido. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INVALID_KEY';
           };
         };
       };

@@ -39,7 +39,8 @@ export function counterpartyRoutes(transfers: TransferClient): AnyRoute[] {
       idempotent: 'bound',
       body: CreateCounterpartyBody,
       responses: { 201: { description: 'The counterparty, its verification under way or decided.', schema: CounterpartySchema } },
-      errors: ['SERVICE_UNAVAILABLE'],
+      // A value that is no key of its keyType (a PHONE that is no mobile number): 422, as for a send.
+      errors: ['INVALID_KEY', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, call, idempotencyKey }) => {
         const c = await api(transfers.createCounterparty(createCounterpartyRequest(body, { key: idempotencyKey, requestHash: requestHash(body) }), call));
         return { status: 201, body: counterpartyView(c) };
@@ -93,7 +94,7 @@ export function counterpartyRoutes(transfers: TransferClient): AnyRoute[] {
       paramErrors,
       body: UpdateCounterpartyBody,
       responses: { 200: { description: 'The counterparty as it is now.', schema: CounterpartySchema } },
-      errors: ['COUNTERPARTY_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
+      errors: ['COUNTERPARTY_NOT_FOUND', 'INVALID_KEY', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params: p, body, call }) => ({
         status: 200,
         body: counterpartyView(await api(transfers.updateCounterparty(updateCounterpartyRequest(p.id, body), call))),

@@ -1,4 +1,4 @@
-import { Problems } from '@wallet/platform';
+import { AppError, Problems } from '@wallet/platform';
 import { checkAchAccountFields, type AchAccountInput } from './ach-rules.js';
 import { checkKey, type KeyType } from './keys.js';
 import { normalizeDocument, sameHolderName } from './names.js';
@@ -115,7 +115,7 @@ export function checkTags(p: Problems, tags: readonly unknown[]): string[] {
  * The destination and holder of a create, or of an update that names a new key or account (`base`:
  * the counterparty as it is, whose holder fields an update may leave out). Adds every problem to `p`.
  */
-function checkIdentity(p: Problems, input: CounterpartyInput, base: CounterpartyIdentity | null): CounterpartyIdentity | null {
+function checkIdentity(p: Problems, input: CounterpartyInput, base: CounterpartyIdentity | null, refused: KeyRefusal): CounterpartyIdentity | null {
   const hasKey = input.brebKey != null;
   const hasAccount = input.bankAccount != null;
   if (hasKey && hasAccount) {
@@ -167,7 +167,9 @@ function checkIdentity(p: Problems, input: CounterpartyInput, base: Counterparty
       if (k.ok) destination = { kind: 'BREB', keyType: k.keyType, keyValue: k.keyValue };
       else if (k.problem === 'TYPE') p.add('brebKey.type', 'must be one of AUTO, PHONE, EMAIL, ALPHANUM, NRIC');
       else if (k.problem === 'LENGTH') p.add('brebKey.value', 'must be 3 to 64 characters');
-      else if (k.problem === 'INVALID_KEY') p.add('brebKey.value', k.reason);
+      // A well-formed value that is no key of its type (or of any, with AUTO): 422 INVALID_KEY as for a
+      // send (domain/keys.ts), once the request has no schema problem.
+      else if (k.problem === 'INVALID_KEY') refused.reason = k.reason;
     }
   }
   const keep = base && base.rail === 'BREB' ? base : null;
@@ -184,13 +186,24 @@ function checkIdentity(p: Problems, input: CounterpartyInput, base: Counterparty
   return { rail, destination, documentTypeId, documentNumber, holderName };
 }
 
-/** A create's checks: every problem at once. */
+/** A Bre-B key of the right length that is no key of its type: refused after the schema problems. */
+interface KeyRefusal {
+  reason?: string;
+}
+
+function throwIfKeyRefused(refused: KeyRefusal): void {
+  if (refused.reason !== undefined) throw new AppError('INVALID_KEY', refused.reason);
+}
+
+/** A create's checks: every problem at once (400), then a key that is no key of its type (422 INVALID_KEY). */
 export function validateNewCounterparty(input: CounterpartyInput): NewCounterparty {
   const p = new Problems();
+  const refused: KeyRefusal = {};
   const name = checkName(p, input.name);
-  const identity = checkIdentity(p, input, null);
+  const identity = checkIdentity(p, input, null, refused);
   const tags = checkTags(p, input.tags ?? []);
   p.throwIfAny();
+  throwIfKeyRefused(refused);
   return { ...identity!, name: name!, tags };
 }
 
@@ -205,16 +218,18 @@ export interface CounterpartyChange {
 /** An update's checks against the counterparty as it is: every problem at once. */
 export function validateCounterpartyChange(current: CounterpartyRecord, input: CounterpartyInput & { replaceTags: boolean }): CounterpartyChange {
   const p = new Problems();
+  const refused: KeyRefusal = {};
   const name = input.name !== undefined && input.name !== '' ? checkName(p, input.name) : null;
   const touchesIdentity =
     input.brebKey != null || input.bankAccount != null || given(input.documentNumber) || !!input.documentTypeId || given(input.holderName);
-  const next = touchesIdentity ? checkIdentity(p, input, current) : null;
+  const next = touchesIdentity ? checkIdentity(p, input, current, refused) : null;
   if (touchesIdentity && current.rail === 'ACH' && input.bankAccount == null && input.brebKey == null && p.count === 0) {
     p.add('bankAccount', "is required to change an ACH counterparty's holder");
   }
   const tags = input.replaceTags ? checkTags(p, input.tags ?? []) : null;
   if (!input.replaceTags && (input.tags?.length ?? 0) > 0) p.add('replaceTags', 'must be true to change the tags');
   p.throwIfAny();
+  throwIfKeyRefused(refused);
   return { name, identity: next && !sameIdentity(current, next) ? next : null, tags };
 }
 
