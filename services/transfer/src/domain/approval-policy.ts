@@ -1,6 +1,7 @@
-// The package's ES module build (its CommonJS one requires `pascua`, an ES module, which Jest's VM cannot load).
-import { getHolidaysForYear } from 'colombian-holidays/dist/index.mjs';
+import { WEEKDAYS, bogotaClock, isColombianHoliday, type Weekday } from './bogota-calendar.js';
 import type { Rail } from './rails.js';
+
+export { WEEKDAYS, bogotaClock, isColombianHoliday, type Weekday };
 
 /**
  * A company's approval policy (docs/policies.md): an ordered list of rules, each with conditions and
@@ -16,8 +17,6 @@ export const POLICY_ACTIONS = ['ALLOW', 'REQUIRE_APPROVALS', 'REFUSE'] as const;
 export type PolicyAction = (typeof POLICY_ACTIONS)[number];
 export const APPROVER_ROLES = ['ADMIN', 'OPERATOR'] as const;
 export type ApproverRole = (typeof APPROVER_ROLES)[number];
-export const WEEKDAYS = ['MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT', 'SUN'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
 
 export const MAX_RULES = 100;
 export const MAX_APPROVALS = 10;
@@ -91,30 +90,6 @@ export interface PolicyDecision {
   /** REFUSE: the company's code and message. */
   code: string | null;
   message: string | null;
-}
-
-const BOGOTA_OFFSET_MS = -5 * 60 * 60 * 1000;
-
-/** Wall-clock facts of an instant in Bogotá (UTC−05:00 all year). */
-export function bogotaClock(at: Date): { minute: number; weekday: Weekday; date: string } {
-  const local = new Date(at.getTime() + BOGOTA_OFFSET_MS);
-  return {
-    minute: local.getUTCHours() * 60 + local.getUTCMinutes(),
-    weekday: WEEKDAYS[(local.getUTCDay() + 6) % 7]!,
-    date: local.toISOString().slice(0, 10),
-  };
-}
-
-const holidayYears = new Map<number, ReadonlySet<string>>();
-/** Colombian public holidays as observed (Ley Emiliani moves most to Monday), by the `colombian-holidays` package. */
-export function isColombianHoliday(date: string): boolean {
-  const year = Number(date.slice(0, 4));
-  let days = holidayYears.get(year);
-  if (!days) {
-    days = new Set(getHolidaysForYear(year).map((h) => h.celebrationDate));
-    holidayYears.set(year, days);
-  }
-  return days.has(date);
 }
 
 const minuteOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
