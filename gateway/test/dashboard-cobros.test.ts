@@ -71,7 +71,14 @@ const unmatchedIds = async (u: User) =>
   ((await api.get('/dashboard/cobros/unmatched-payments', { token: u.token })).body.items as any[]).map((p) => p.depositId);
 
 beforeAll(async () => {
-  stack = await startStack({ RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_READS: '100000', RATE_LIMIT_AUTHENTICATION: '100000' }, { inboundCallbacks: true });
+  // GRPC_DEADLINE_MS: this stack runs every service inside one Jest VM, where pngjs encodes the QR's
+  // 512×512 PNG in ~1.7 s (26 ms in plain Node: measured, Jest's VM realm); beside the other lane of a
+  // full run that passed the gateway's 5 s deadline (its log named DEADLINE_EXCEEDED on every try).
+  // The deadline measures Jest here, not the product: the e2e stack of real processes keeps its own.
+  stack = await startStack(
+    { RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_READS: '100000', RATE_LIMIT_AUTHENTICATION: '100000', GRPC_DEADLINE_MS: '30000' },
+    { inboundCallbacks: true },
+  );
   api = client(stack.gw.url);
   co = await company('Cobros del Panel S.A.S.');
   other = await company('Otra Empresa S.A.S.');
@@ -123,23 +130,10 @@ describe('reading cobros in the dashboard', () => {
     expect(CobroSchema.parse(r.body)).toEqual(r.body);
     expect(r.body).toMatchObject({ id: cobro.id, payments: [], transactionId: cobro.transactionId });
 
-    // A GET a client retries on 503, with back-off: in full runs on the 2-core CI machine (two lanes of
-    // suites at once) this one answered 503 three times in a row, right after the cobro itself was read
-    // over the same channel; never alone, nor beside the fault suite (not yet explained). Rendering takes ~30 ms, so each attempt's status and time are kept: a failure says
-    // whether the gRPC deadline (5 s) passed or the call was refused at once.
-    const qr = () => fetch(`${stack.gw.url}/dashboard/cobros/${cobro.id}/qr.png`, { headers: { authorization: `Bearer ${viewer.token}` } });
-    const attempts: string[] = [];
-    let png: Response | undefined;
-    for (let i = 0; i < 5; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 250 * 2 ** i));
-      const started = Date.now();
-      png = await qr();
-      attempts.push(`${png.status} in ${Date.now() - started} ms${png.status === 503 ? ` ${await png.clone().text()}` : ''}`);
-      if (png.status !== 503) break;
-    }
-    expect({ status: png!.status, type: png!.headers.get('content-type'), attempts }).toEqual({ status: 200, type: 'image/png', attempts: expect.any(Array) });
+    const png = await fetch(`${stack.gw.url}/dashboard/cobros/${cobro.id}/qr.png`, { headers: { authorization: `Bearer ${viewer.token}` } });
+    expect([png.status, png.headers.get('content-type')]).toEqual([200, 'image/png']);
     expect(
-      Buffer.from(await png!.arrayBuffer())
+      Buffer.from(await png.arrayBuffer())
         .subarray(1, 4)
         .toString('latin1'),
     ).toBe('PNG');
