@@ -3,21 +3,21 @@ import { ledgerV1 } from '@wallet/proto';
 import { inMoveTerms, moveLedgerKey, moveRequestOf } from './move-request.js';
 
 describe('a move as the ledger takes it', () => {
-  it("the client's key under its own prefix; a long one hashed to fit the ledger's 200; none: a fresh key each time", () => {
-    expect(moveLedgerKey('fondeo-2026-11-29')).toBe('wallet-move:fondeo-2026-11-29');
-    expect(moveLedgerKey('payout:abc:hold')).toBe('wallet-move:payout:abc:hold');
+  it("the client's key as it is (the ledger keeps it per company and kind); a long one hashed to fit the ledger's 200; none: a fresh key each time", () => {
+    expect(moveLedgerKey('fondeo-2026-11-29')).toBe('fondeo-2026-11-29');
+    expect(moveLedgerKey('payout:abc:hold')).toBe('payout:abc:hold');
     const long = 'k'.repeat(255);
-    expect(moveLedgerKey(long)).toMatch(/^wallet-move-h:[0-9a-f]{64}$/);
+    expect(moveLedgerKey(long)).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(moveLedgerKey(long)).toBe(moveLedgerKey(long));
-    expect(moveLedgerKey('k'.repeat(188))).toHaveLength(200);
-    expect(moveLedgerKey('k'.repeat(189))).toMatch(/^wallet-move-h:/);
-    expect(moveLedgerKey(undefined)).toMatch(/^wallet-move-auto:[0-9a-f-]{36}$/);
+    expect(moveLedgerKey('k'.repeat(200))).toHaveLength(200);
+    expect(moveLedgerKey('k'.repeat(201))).toMatch(/^sha256:/);
+    expect(moveLedgerKey(undefined)).toMatch(/^auto:[0-9a-f-]{36}$/);
     expect(moveLedgerKey(undefined)).not.toBe(moveLedgerKey(undefined));
   });
 
   it('the body: rails as the proto names them, the amount as bigint, texts only when given', () => {
     expect(moveRequestOf({ from: 'ACH', to: 'BREB', amountCents: 150_000 }, 'k1')).toEqual({
-      idempotencyKey: 'wallet-move:k1',
+      idempotencyKey: 'k1',
       fromRail: ledgerV1.Rail.ACH,
       toRail: ledgerV1.Rail.BREB,
       amountCents: 150_000n,

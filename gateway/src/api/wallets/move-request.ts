@@ -9,16 +9,14 @@ import type { CreateWalletMoveBody } from './schemas.js';
 const MAX_LEDGER_KEY = 200;
 
 /**
- * The ledger's idempotency key of a move (the caller derives it, docs/wallet-moves.md): the client's
- * `Idempotency-Key` under the `wallet-move:` prefix, so it never meets the keys the other callers of
- * the ledger derive for the same company (`payout:<id>:hold`, `admin-credit:…`); a key too long for
- * the ledger with the prefix is hashed. Without a key, a fresh one: each request is a new move.
+ * The ledger's idempotency key of a move: the client's `Idempotency-Key` (the ledger keeps it per
+ * company and per kind, `move:<company>:<key>`), hashed when longer than the ledger takes (the header
+ * allows 255). Without a key, a fresh one: each request is a new move.
  */
 export function moveLedgerKey(idempotencyKey: string | undefined): string {
-  if (idempotencyKey === undefined) return `wallet-move-auto:${randomUUID()}`;
-  const literal = `wallet-move:${idempotencyKey}`;
-  if (literal.length <= MAX_LEDGER_KEY) return literal;
-  return `wallet-move-h:${createHash('sha256').update(idempotencyKey, 'utf8').digest('hex')}`;
+  if (idempotencyKey === undefined) return `auto:${randomUUID()}`;
+  if (idempotencyKey.length <= MAX_LEDGER_KEY) return idempotencyKey;
+  return `sha256:${createHash('sha256').update(idempotencyKey, 'utf8').digest('hex')}`;
 }
 
 /** POST /wallets/moves → the ledger's MoveRequest. */

@@ -77,12 +77,7 @@ export class MoveFunds {
       details: storedDetails({ ...(description !== null ? { description } : {}) }),
       walletMoveId: moveId,
     });
-    const legs = async (id: string, replayed: boolean): Promise<MoveResult> => {
-      const [debit, credit] = await deps.store.getMoveLegs(companyId, id);
-      if (!debit || !credit) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'move without its two legs' });
-      return { moveId: id, debit, credit, replayed };
-    };
-    const done = await runIdempotentPosting(deps, {
+    return runIdempotentPosting<MoveResult>(deps, {
       idempotencyKey: key,
       requestHash: hash,
       write: {
@@ -117,16 +112,26 @@ export class MoveFunds {
           }),
         ],
       },
-      applied: () => ({ id: moveId, replayed: false }),
-      replay: async (existing) => ({ id: existing.id, replayed: true }),
+      // Both legs as the statement wrote them (no second read); a replay reads the first move's.
+      applied: (o) => ({ moveId, debit: o.movement!, credit: o.counterMovement!, replayed: false }),
+      replay: async (existing) => {
+        const first = await moveOf(deps, companyId, existing.id);
+        if (!first) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'move without its two legs' });
+        return { ...first, replayed: true };
+      },
       rejected: async () => {
         const wallets = await deps.store.getWallets(companyId);
         for (const rail of [to, from]) if (!wallets.some((w) => w.rail === rail)) throw await walletMissing(deps, companyId, rail);
         throw new AppError('INSUFFICIENT_BALANCE');
       },
     });
-    return legs(done.id, done.replayed);
   }
+}
+
+/** A stored move's two legs, the debit first; undefined when the company has no such move. */
+async function moveOf(deps: LedgerDeps, companyId: string, moveId: string): Promise<Omit<MoveResult, 'replayed'> | undefined> {
+  const [debit, credit] = await deps.store.getMoveLegs(companyId, moveId);
+  return debit && credit ? { moveId, debit, credit } : undefined;
 }
 
 /** GetMove: a move of the company, by id; WALLET_MOVE_NOT_FOUND for an unknown id or another company's. */
@@ -135,8 +140,8 @@ export class GetMove {
 
   async execute(caller: string | undefined, moveId: string): Promise<MoveResult> {
     const companyId = requireCompany(caller);
-    const [debit, credit] = isUuid(moveId) ? await this.deps.store.getMoveLegs(companyId, moveId.toLowerCase()) : [];
-    if (!debit || !credit) throw new AppError('WALLET_MOVE_NOT_FOUND');
-    return { moveId: moveId.toLowerCase(), debit, credit, replayed: false };
+    const move = isUuid(moveId) ? await moveOf(this.deps, companyId, moveId.toLowerCase()) : undefined;
+    if (!move) throw new AppError('WALLET_MOVE_NOT_FOUND');
+    return { ...move, replayed: false };
   }
 }

@@ -168,7 +168,13 @@ export interface LiveCorrection {
 }
 
 export type PostingOutcome =
-  | { status: 'applied'; movement: Movement | null; hold: Hold | null }
+  | {
+      status: 'applied';
+      movement: Movement | null;
+      hold: Hold | null;
+      /** A move's credited leg (`counterMovement`), as the statement wrote it. */
+      counterMovement?: Movement;
+    }
   /** The guard did not hold: no wallet, not enough available, or the hold is no longer OPEN. */
   | { status: 'not_applied' }
   /** A unique key was taken: the idempotency key (by a committed posting) or the movement id. */

@@ -277,7 +277,7 @@ export class SqlLedgerStore implements LedgerStore {
     const now = r.now;
     const movement = r.movement ? toMovement(r.movement) : write.newMovement ? insertedMovement(write.newMovement, now) : null;
     const hold = r.hold ? toHold(r.hold) : write.newHold ? insertedHold(write.newHold, now) : null;
-    return { status: 'applied', movement, hold };
+    return { status: 'applied', movement, hold, ...(write.counterMovement ? { counterMovement: insertedMovement(write.counterMovement, now) } : {}) };
   }
 
   async findPosting(idempotencyKey: string): Promise<StoredPosting | undefined> {
