@@ -47,3 +47,5 @@ export * from './state-machine/state-table.js';
 export * from './returns/index.js';
 export * from './policies/approval-policy-schema.js';
 export * from './presenters/policy.js';
+export * from './calendar/bogota-calendar.js';
+export * from './calendar/recurrence.js';

@@ -1,4 +1,4 @@
-import { WEEKDAYS, bogotaClock, isColombianHoliday, type Weekday } from './bogota-calendar.js';
+import { WEEKDAYS, bogotaClock, isColombianHoliday, type Weekday } from '@wallet/platform';
 import type { Rail } from './rails.js';
 
 export { WEEKDAYS, bogotaClock, isColombianHoliday, type Weekday };

@@ -58,6 +58,6 @@ export function daysInMonth(year: number, month: number): number {
 }
 
 /** The instant a Bogotá wall-clock time names (`HH:MM` on `date`). */
-export function bogotaInstant(date: string, time: string): Date {
+export function bogotaWallClockInstant(date: string, time: string): Date {
   return new Date(new Date(`${date}T${time}:00Z`).getTime() - BOGOTA_OFFSET_MS);
 }

@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
-import { Problems } from '@wallet/platform';
-import { WEEKDAYS, addDays, bogotaClock, bogotaInstant, daysInMonth, isBusinessDay, weekdayOf, type Weekday } from './bogota-calendar.js';
+import { Problems } from '../errors/catalogue.js';
+import { WEEKDAYS, addDays, bogotaClock, bogotaWallClockInstant, daysInMonth, isBusinessDay, weekdayOf, type Weekday } from './bogota-calendar.js';
 
 /**
  * When a scheduled payout runs (issue 42, docs/schedules.md): a recurrence in Bogotá time, a rule for
@@ -126,7 +126,7 @@ export function nextRun(rule: ScheduleRule, last: Pick<ScheduledRun, 'seq' | 'no
     const dueDate = dueDateOf(clock.date, rule.recurrence.kind === 'LAST_BUSINESS_DAY' ? 'NONE' : rule.businessDayRule);
     if (dueDate !== null) {
       const time = nominalLocalTime(clock.minute);
-      return { seq, nominalAt, nominalLocal: `${clock.date}T${time}`, dueAt: dueDate === clock.date ? nominalAt : bogotaInstant(dueDate, time) };
+      return { seq, nominalAt, nominalLocal: `${clock.date}T${time}`, dueAt: dueDate === clock.date ? nominalAt : bogotaWallClockInstant(dueDate, time) };
     }
     after = nominalAt; // SKIP: the next nominal run
   }
@@ -178,7 +178,7 @@ function nextNominal(r: Recurrence, after: Date): Date | null {
       for (let i = 0; i <= 7; i++) {
         const date = addDays(start, i);
         if (weekdayOf(date) !== r.dayOfWeek) continue;
-        const at = bogotaInstant(date, r.time);
+        const at = bogotaWallClockInstant(date, r.time);
         if (at.getTime() > after.getTime()) return at;
       }
       return null; // unreachable: the weekday comes twice in eight days
@@ -189,7 +189,7 @@ function nextNominal(r: Recurrence, after: Date): Date | null {
       for (let i = 0; i < 3; i++) {
         const year = y + Math.floor((m - 1 + i) / 12);
         const month = ((m - 1 + i) % 12) + 1;
-        const at = bogotaInstant(monthlyDate(r, year, month), r.time);
+        const at = bogotaWallClockInstant(monthlyDate(r, year, month), r.time);
         if (at.getTime() > after.getTime()) return at;
       }
       return null; // unreachable: a later month always has its day

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Problems } from '@wallet/platform';
+import { Problems } from '../errors/catalogue.js';
 import { bogotaClock, isBusinessDay, isColombianHoliday, WEEKDAYS } from './bogota-calendar.js';
 import { checkScheduleRule, nextRun, runKey, upcomingRuns, type BusinessDayRule, type Recurrence, type ScheduleRule } from './recurrence.js';
 
