@@ -29,6 +29,8 @@ export const STREAMS = {
   COUNTERPARTIES: { subjects: 'counterparty.>', owner: 'transfer' },
   // The ledger's events about a company's wallets (docs/wallet-moves.md).
   WALLETS: { subjects: 'wallet.>', owner: 'ledger' },
+  // The gateway's scheduled payouts (docs/schedules.md).
+  SCHEDULES: { subjects: 'schedule.>', owner: 'gateway' },
 };
 
 const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
@@ -64,6 +66,24 @@ export const SUBJECTS = [
     'wallet.events.v1.WalletMoved',
     ['ledger'],
     "Money moved between a company's own wallets (BREB ↔ ACH), instantly and without fee: one posting, wallet_available(from) −amount, wallet_available(to) +amount; both legs COMPLETED (docs/wallet-moves.md).",
+  ],
+  [
+    'schedule.run_started',
+    'wallet.events.v1.ScheduleRunStarted',
+    ['gateway'],
+    'A run of a schedule made its transfer (an ordinary send, under the key `schedule:<id>:<nominal time>`) or its move (docs/schedules.md).',
+  ],
+  [
+    'schedule.run_failed',
+    'wallet.events.v1.ScheduleRunFailed',
+    ['gateway'],
+    'A run of a schedule could not be made (e.g. INSUFFICIENT_BALANCE, POLICY_REFUSED): nothing moved, and the schedule goes on.',
+  ],
+  [
+    'schedule.run_skipped',
+    'wallet.events.v1.ScheduleRunSkipped',
+    ['gateway'],
+    'A run of a schedule had nothing to do (a top-up whose wallet already held its target).',
   ],
   ['transfer.created', TRANSFER, ['transfer'], 'The send was accepted: funds reserved in the ledger (status PENDING).'],
   ['transfer.dispatched', TRANSFER, ['transfer'], 'The rail took it (providerTransferId set).'],
@@ -225,6 +245,7 @@ export function loadProtos() {
     'ledger_events.proto',
     'policy_events.proto',
     'reconciliation_events.proto',
+    'schedule_events.proto',
     'transfer_events.proto',
     'wallet_events.proto',
   ].map((f) => `wallet/events/v1/${f}`);

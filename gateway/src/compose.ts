@@ -46,6 +46,9 @@ import { dashboardUiRoutes } from './api/dashboard/ui.routes.js';
 import { statementRoutes } from './api/wallets/statements.routes.js';
 import { walletRoutes } from './api/wallets/wallets.routes.js';
 import { walletMoveRoutes } from './api/wallets/moves.routes.js';
+import { scheduleRoutes } from './api/schedules/schedules.routes.js';
+import { Schedules } from './app/schedules/schedules.js';
+import { systemClock, type SchedulerClock } from './app/schedules/clock.js';
 import type { LedgerClient } from './clients/ledger-client.js';
 import type { TransferClient } from './clients/transfer-client.js';
 import type { DepositClient } from './clients/deposit-client.js';
@@ -127,6 +130,8 @@ export interface AppDeps {
    */
   mailOutbox?: MailOutbox;
   securityNotices?: SecurityNotices;
+  /** The scheduler's clock (server.ts: the test clock in development when configured); default the system's. */
+  schedulerClock?: SchedulerClock;
 }
 
 export interface GatewayApp {
@@ -228,6 +233,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...statementRoutes(ledger),
     ...transactionRoutes(ledger),
     ...walletMoveRoutes(ledger),
+    ...scheduleRoutes(new Schedules(db, ledger, deps.schedulerClock ?? systemClock)),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),

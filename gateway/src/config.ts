@@ -205,6 +205,24 @@ export const gatewayEnvSchema = baseEnvSchema
     MAIL_RETRY_MAX_DELAY_MS: env.int(3_600_000, 10),
     /** After this many failed attempts a mail is given up (its body blanked; the row stays for the record). */
     MAIL_MAX_ATTEMPTS: env.int(20, 1),
+    /** Scheduled payouts (docs/schedules.md): whether this replica starts due runs (every replica may; they share the work). */
+    SCHEDULER_ENABLED: z.enum(['true', 'false', '1', '0', 'yes', 'no']).default('true'),
+    /** How often the scheduler looks for due runs. */
+    SCHEDULER_INTERVAL_MS: env.int(1_000, 10),
+    /** How many due schedules one claim takes (in one transaction, `for update skip locked`). */
+    SCHEDULER_BATCH: env.int(200, 1),
+    /** How many runs one replica executes at once (each a send or a move). */
+    SCHEDULER_CONCURRENCY: env.int(16, 1),
+    /** A run claimed but not finished for this long (its replica died, a downstream was down) is tried again, under its same key. */
+    SCHEDULER_RUN_LEASE_SECONDS: env.int(60, 1),
+    /** A run that could not reach the services for this long after it was due fails (SERVICE_UNAVAILABLE); the schedule goes on. */
+    SCHEDULER_RUN_GIVE_UP_SECONDS: env.int(3_600, 1),
+    /**
+     * Development and tests only (refused in production): a file holding the instant the scheduler takes
+     * as now (RFC 3339), read at each look; absent or empty, the real time. Lets an end-to-end test cross a
+     * holiday, a restart and a replica kill without waiting.
+     */
+    SCHEDULER_TEST_CLOCK_FILE: z.string().min(1).optional(),
     ...rateLimitVars,
   })
   .superRefine((cfg, ctx) => {
@@ -224,6 +242,9 @@ export const gatewayEnvSchema = baseEnvSchema
       ctx.addIssue({ code: 'custom', path: ['GATEWAY_ADMIN_PORT'], message: 'must differ from GATEWAY_PORT and GATEWAY_OPS_PORT' });
     }
     if (cfg.NODE_ENV === 'production') {
+      if (cfg.SCHEDULER_TEST_CLOCK_FILE !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['SCHEDULER_TEST_CLOCK_FILE'], message: 'is a test clock: refused in production' });
+      }
       for (const name of ['SMTP_URL', 'MAIL_FROM'] as const) {
         if (!cfg[name])
           ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production (security notices and credentials go out by e-mail)' });
@@ -300,6 +321,19 @@ export interface GatewayConfig {
   /** NATS JetStream: the gateway publishes its outbox (company.security_changed). */
   nats: { url: string; namespace: string; streamReplicas: number };
   mail: { smtpUrl: string; from: string; timeoutMs: number; intervalMs: number; retryBaseMs: number; retryMaxDelayMs: number; maxAttempts: number };
+  /** Scheduled payouts (docs/schedules.md). */
+  scheduler: SchedulerConfig;
+}
+
+export interface SchedulerConfig {
+  enabled: boolean;
+  intervalMs: number;
+  batch: number;
+  concurrency: number;
+  runLeaseSeconds: number;
+  runGiveUpSeconds: number;
+  /** Development and tests only: the file the test clock reads. */
+  testClockFile: string | undefined;
 }
 
 /** Outside production: the sandbox's SMTP sink (deploy/local/up.sh) and this sender. */
@@ -377,6 +411,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       retryBaseMs: e.MAIL_RETRY_BASE_MS,
       retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS,
       maxAttempts: e.MAIL_MAX_ATTEMPTS,
+    },
+    scheduler: {
+      enabled: ['true', '1', 'yes'].includes(e.SCHEDULER_ENABLED),
+      intervalMs: e.SCHEDULER_INTERVAL_MS,
+      batch: e.SCHEDULER_BATCH,
+      concurrency: e.SCHEDULER_CONCURRENCY,
+      runLeaseSeconds: e.SCHEDULER_RUN_LEASE_SECONDS,
+      runGiveUpSeconds: e.SCHEDULER_RUN_GIVE_UP_SECONDS,
+      testClockFile: e.SCHEDULER_TEST_CLOCK_FILE,
     },
   };
 }

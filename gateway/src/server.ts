@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'no
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { Bus, Database, ERRORS, OpsServer, OutboxRelay, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
+import { Bus, Database, ERRORS, OpsServer, OutboxRelay, PeriodicTask, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
 import { createApp, type GatewayApp } from './compose.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './clients/ledger-client.js';
@@ -15,6 +15,9 @@ import { connectReceipt } from './clients/receipt-client.js';
 import { connectReconciliation } from './clients/reconciliation-client.js';
 import { GATEWAY_APPEND_ONLY_TABLES, gatewayMigrations } from './persistence/migrations/index.js';
 import { MailOutbox, MailSender } from './app/mail-outbox.js';
+import { fileClock, systemClock } from './app/schedules/clock.js';
+import { RunExecutor } from './app/schedules/run-executor.js';
+import { Scheduler } from './app/schedules/scheduler.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { SmtpMailTransport } from './mail/smtp-transport.js';
 import { OperatorStore } from './persistence/operator.store.js';
@@ -88,6 +91,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   try {
     bus = await Bus.connect({ url: config.nats.url, namespace: config.nats.namespace, name: 'gateway', logger: log, replicas: config.nats.streamReplicas });
     await bus.ensureStream('COMPANIES');
+    await bus.ensureStream('SCHEDULES');
   } catch (err) {
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
@@ -119,7 +123,10 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs, mesh);
   const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs, mesh);
   const reconciliationClient = connectReconciliation(config.reconciliationAddress, config.grpcDeadlineMs, mesh);
+  const schedulerClock = config.scheduler.testClockFile ? fileClock(config.scheduler.testClockFile) : systemClock;
+  if (config.scheduler.testClockFile) log.warn({ file: config.scheduler.testClockFile }, 'the scheduler reads its time from a test clock (development only)');
   const gateway = createApp({
+    schedulerClock,
     config,
     log,
     db,
@@ -208,6 +215,24 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     ],
     log,
   );
+  const scheduler = new Scheduler(
+    db,
+    new RunExecutor({
+      db,
+      ledger: ledgerClient,
+      transfer: transferClient,
+      clock: schedulerClock,
+      log: log.child({ component: 'scheduler' }),
+      sendDeadlineMs: config.transferSendDeadlineMs,
+      runGiveUpSeconds: config.scheduler.runGiveUpSeconds,
+      onEvent: () => relay.nudge(),
+    }),
+    schedulerClock,
+    { batch: config.scheduler.batch, concurrency: config.scheduler.concurrency, runLeaseSeconds: config.scheduler.runLeaseSeconds },
+    log.child({ component: 'scheduler' }),
+  );
+  const schedulerTask: PeriodicTask = new PeriodicTask('scheduler', config.scheduler.intervalMs, (): Promise<unknown> => scheduler.tick(() => schedulerTask.stopping), log);
+  if (config.scheduler.enabled) schedulerTask.start();
   const opsPort = await ops.listen(config.opsPort, config.host);
   log.info(
     { port, adminPort, adminOnPublicPort: config.admin.alsoOnPublicPort, opsPort, ledger: config.ledgerAddress, transfer: config.transferAddress },
@@ -236,6 +261,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
       await closed;
       clearInterval(idle);
       clearTimeout(force);
+      await schedulerTask.stop();
       await gateway.close();
       await mailSender.stop();
       mailTransport.close();

@@ -20,3 +20,4 @@ export * as cobroEventsV1 from './gen/wallet/events/v1/cobro_events.js';
 export { Timestamp } from './gen/google/protobuf/timestamp.js';
 export * as counterpartyEventsV1 from './gen/wallet/events/v1/counterparty_events.js';
 export * as walletEventsV1 from './gen/wallet/events/v1/wallet_events.js';
+export * as scheduleEventsV1 from './gen/wallet/events/v1/schedule_events.js';

@@ -58,6 +58,7 @@ export function buildOpenApiDocument(
     ],
     tags: [
       { name: 'Wallets', description: 'Balances.' },
+      { name: 'Schedules', description: 'Scheduled and recurring sends and moves between your wallets (docs/schedules.md).' },
       { name: 'Dictionaries', description: 'Reference data.' },
       { name: 'Admin', description: 'Operator provisioning (operator session; the shared admin token outside production and to bootstrap).' },
       { name: 'Dashboard', description: 'Dashboard users: session login and multi-signature approvals (session token + TOTP).' },

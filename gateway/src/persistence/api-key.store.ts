@@ -101,6 +101,16 @@ export class ApiKeyStore {
   }
 
   async findPrincipalByHash(q: Queryable, keyHash: string): Promise<KeyPrincipalRow | undefined> {
+    return this.principalWhere(q, 'k.key_hash = ?', keyHash);
+  }
+
+  /** The key and its company as a principal, by the key's id (the scheduler acts as the key that wrote a schedule). */
+  async findPrincipalById(q: Queryable, companyId: string, keyId: string): Promise<KeyPrincipalRow | undefined> {
+    const row = await this.principalWhere(q, 'k.id = ?::uuid', keyId);
+    return row?.companyId === companyId ? row : undefined;
+  }
+
+  private async principalWhere(q: Queryable, where: string, value: string): Promise<KeyPrincipalRow | undefined> {
     const rows = await q.query<{
       key_id: string;
       key_hash: string;
@@ -122,8 +132,8 @@ export class ApiKeyStore {
               c.name, c.nit, c.multi_sig_threshold, c.counterparty_daily_limit_cents::text as daily,
               c.counterparty_monthly_limit_cents::text as monthly, k.api_version
          from gateway.api_keys k join gateway.companies c on c.id = k.company_id
-        where k.key_hash = ?`,
-      [keyHash],
+        where ${where}`,
+      [value],
     );
     const r = rows[0];
     if (!r) return undefined;

@@ -363,3 +363,22 @@ export const SendBody = documentAsOneOf(
  * items are checked and routed by the transfer service without counterparties).
  */
 export const BatchItemBody = sendFields.omit({ counterpartyId: true }).superRefine((b, ctx) => checkSend(b, ctx, 'destination o targetAnchorHandle'));
+
+/**
+ * The send a schedule makes at each run (docs/schedules.md): POST /transfers/send's body without
+ * `reference` (each run is told apart by its own key, `schedule:<id>:<nominal time>`; a reference
+ * would make two runs within its 60 s window one) and without `targetAnchorHandle` (a resolved key
+ * lives 10 minutes; a schedule names the key itself, or a counterparty).
+ */
+const scheduledSendFields = sendFields.omit({ reference: true, targetAnchorHandle: true });
+export const ScheduledSendBody = documentAsOneOf(
+  scheduledSendFields
+    .superRefine((b, ctx) => checkSend(b, ctx, 'destination o counterpartyId'))
+    .meta({
+      id: 'ScheduledSendRequest',
+      description: 'What each run sends: exactly one of `destination.brebKey` (BREB), `destination.bankAccount` (ACH) or `counterpartyId`; `targetName` is required for BREB to a key.',
+    }),
+  SEND_VARIANTS.filter((v) => !('targetAnchorHandle' in v.shape)).map((v) =>
+    (v as z.ZodObject).omit({ reference: true }).meta({ id: `Scheduled${String(v.meta()?.id)}`, description: String(v.meta()?.description ?? '') }),
+  ),
+);

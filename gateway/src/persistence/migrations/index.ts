@@ -8,6 +8,7 @@ import { Migration0007AuthChangeFeed } from './0007-auth-change-feed.js';
 import { Migration0008ApprovalRequests } from './0008-approval-requests.js';
 import { Migration0009SecurityNotices } from './0009-security-notices.js';
 import { Migration0010ApiKeyVersions } from './0010-api-key-versions.js';
+import { Migration0011Schedules } from './0011-schedules.js';
 
 /** Every gateway migration, in order. Append only. */
 export const gatewayMigrations = [
@@ -22,6 +23,7 @@ export const gatewayMigrations = [
   // 0008 (two-person approval requests) is merged in before this one.
   Migration0009SecurityNotices,
   Migration0010ApiKeyVersions,
+  Migration0011Schedules,
 ];
 
 /**

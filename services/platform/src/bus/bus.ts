@@ -32,6 +32,8 @@ export const STREAMS = {
   COUNTERPARTIES: 'counterparty',
   /** The ledger's events about a company's wallets (docs/wallet-moves.md): `wallet.moved`. */
   WALLETS: 'wallet',
+  /** The gateway's scheduled payouts (docs/schedules.md): `schedule.run_started`, `schedule.run_failed`. */
+  SCHEDULES: 'schedule',
 } as const;
 export type StreamName = keyof typeof STREAMS;
 

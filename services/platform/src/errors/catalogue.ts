@@ -67,6 +67,8 @@ export const ERRORS = {
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },
   WALLET_MOVE_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El movimiento entre billeteras no existe.' },
+  SCHEDULE_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El programa de pagos no existe.' },
+  SCHEDULE_ENDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El programa de pagos ya terminó o fue cancelado; no se puede modificar.' },
   COUNTERPARTY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Contraparte no encontrada.' },
   POLICY_VERSION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La versión de la política de aprobación no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },

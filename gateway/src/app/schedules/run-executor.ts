@@ -1,0 +1,179 @@
+import { AppError, ERRORS, type CallContext, type Database, type Logger } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+import type { z } from 'zod';
+import type { LedgerClient } from '../../clients/ledger-client.js';
+import type { TransferClient } from '../../clients/transfer-client.js';
+import { requestHash, sendRequestOf } from '../../api/transfers/presenters.js';
+import type { ScheduledSendBody } from '../../api/transfers/schemas.js';
+import { railToProto } from '../../api/wallets/presenters.js';
+import { ApiKeyStore } from '../../persistence/api-key.store.js';
+import { ScheduleStore, type RunRow } from '../../persistence/schedule.store.js';
+import { appendRunEvent } from './schedule-events.js';
+import type { SchedulerClock } from './clock.js';
+
+const keys = new ApiKeyStore();
+const store = new ScheduleStore();
+
+/** Refusals that may pass (a service or a rail down): the run is tried again, under its key, until it gives up. */
+const TRANSIENT = new Set(['SERVICE_UNAVAILABLE', 'ACH_RAIL_UNAVAILABLE', 'BREB_DIRECTORY_LOOKUP_FAILED', 'INTERNAL_ERROR', 'RATE_LIMITED']);
+
+/** A run's failure that no catalogue code names. */
+export const AUTHOR_INACTIVE = {
+  code: 'SCHEDULE_AUTHOR_INACTIVE',
+  message: 'La clave de API que creó o modificó por última vez el programa fue revocada, perdió el permiso de escritura o la empresa está suspendida; el programa quedó en pausa.',
+};
+const TOP_UP_NOTHING = 'El saldo de la billetera destino ya alcanzaba el objetivo: no se movió nada.';
+
+type Action =
+  | { kind: 'SEND'; send: z.output<typeof ScheduledSendBody> }
+  | { kind: 'MOVE'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; amountCents: number; description?: string }
+  | { kind: 'TOP_UP'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; targetBalanceCents: number; description?: string };
+
+type Outcome =
+  | { kind: 'started'; transferId: string | null; moveId: string | null; amountCents: bigint; status: string }
+  | { kind: 'failed'; code: string; message: string; amountCents: bigint }
+  | { kind: 'skipped'; reason: string };
+
+export interface RunExecutorDeps {
+  db: Database;
+  ledger: LedgerClient;
+  transfer: TransferClient;
+  clock: SchedulerClock;
+  log: Logger;
+  sendDeadlineMs: number;
+  runGiveUpSeconds: number;
+  /** Called after a run's outcome (and its event) committed: the outbox relay looks at once. */
+  onEvent: () => void;
+}
+
+/**
+ * Makes one run: acts as the API key that wrote the schedule (checked active at the run) and asks
+ * for the run's send or move under the run's key — the transfer service and the ledger bind that key
+ * to what they make, so a run tried twice (a replica died, a service was down) is still one send or
+ * one move. The outcome ends the run once (STARTING → STARTED / FAILED / SKIPPED) with its event.
+ */
+export class RunExecutor {
+  constructor(private readonly deps: RunExecutorDeps) {}
+
+  async execute(run: RunRow): Promise<void> {
+    const { deps } = this;
+    const call = await this.callFor(run);
+    if (!call) return this.finish(run, { kind: 'failed', ...AUTHOR_INACTIVE, amountCents: plannedAmount(run) }, { pause: true });
+    let outcome: Outcome;
+    try {
+      outcome = await this.make(run, run.action as unknown as Action, call);
+    } catch (err) {
+      const code = err instanceof AppError ? err.code : 'SERVICE_UNAVAILABLE';
+      const overdue = deps.clock.now().getTime() - Date.parse(run.dueAt) > deps.runGiveUpSeconds * 1000;
+      if (TRANSIENT.has(code) && !overdue) {
+        // Left STARTING: its lease runs out and a replica tries again, under the same key.
+        deps.log.warn({ runId: run.id, scheduleId: run.scheduleId, code, attempts: run.attempts }, 'schedule run not made yet; it will be tried again');
+        return;
+      }
+      const message = err instanceof AppError && !TRANSIENT.has(code) ? err.message : ERRORS.SERVICE_UNAVAILABLE.message;
+      outcome = { kind: 'failed', code: TRANSIENT.has(code) ? 'SERVICE_UNAVAILABLE' : code, message, amountCents: run.amountCents ?? plannedAmount(run) };
+    }
+    await this.finish(run, outcome);
+  }
+
+  private async make(run: RunRow, action: Action, call: CallContext): Promise<Outcome> {
+    const { deps } = this;
+    switch (action.kind) {
+      case 'SEND': {
+        const res = await deps.transfer.send(
+          { ...sendRequestOf(action.send), requestHash: requestHash(action.send), idempotencyKey: run.runKey },
+          call,
+          { deadlineMs: deps.sendDeadlineMs },
+        );
+        const t = res.transfer!;
+        return { kind: 'started', transferId: t.id, moveId: null, amountCents: BigInt(action.send.amount), status: statusName(t.status) };
+      }
+      case 'MOVE': {
+        const r = await deps.ledger.move(moveRequest(run, action, BigInt(action.amountCents)), call);
+        return { kind: 'started', transferId: null, moveId: r.moveId, amountCents: BigInt(action.amountCents), status: 'COMPLETED' };
+      }
+      case 'TOP_UP': {
+        let amount = run.amountCents;
+        if (amount === null) {
+          const { wallets } = await deps.ledger.getBalances({ ivaApplicable: false }, call);
+          const to = wallets.find((w) => w.rail === railToProto(action.to));
+          if (!to) throw new AppError('WALLET_NOT_PROVISIONED');
+          const lack = BigInt(action.targetBalanceCents) - to.availableCents;
+          if (lack <= 0n) return { kind: 'skipped', reason: TOP_UP_NOTHING };
+          // Kept before the move is asked: a retry of this run moves this amount (the ledger answers it again), never a new one.
+          amount = await store.fixAmount(deps.db, run.id, lack);
+        }
+        const r = await deps.ledger.move(moveRequest(run, action, amount), call);
+        return { kind: 'started', transferId: null, moveId: r.moveId, amountCents: amount, status: 'COMPLETED' };
+      }
+    }
+  }
+
+  /** The call as the schedule's author: its key must still be active, with WRITE, in an ACTIVE company. */
+  private async callFor(run: RunRow): Promise<CallContext | null> {
+    const schedule = await store.find(this.deps.db, run.companyId, run.scheduleId);
+    if (!schedule || schedule.authorKind !== 'apikey') return null;
+    const k = await keys.findPrincipalById(this.deps.db, run.companyId, schedule.authorId);
+    if (!k || k.revoked || k.scope !== 'WRITE' || k.companyStatus !== 'ACTIVE') return null;
+    return {
+      requestId: `schedule-run-${run.id}`,
+      companyId: k.companyId,
+      apiKeyId: k.keyId,
+      actor: `schedule:${run.scheduleId}`,
+      principal: {
+        kind: 'apikey',
+        companyId: k.companyId,
+        keyId: k.keyId,
+        scope: 'WRITE',
+        profile: {
+          nit: k.nit,
+          name: k.companyName,
+          ivaApplicable: k.taxRegime === 'COMMON',
+          multiSigThreshold: k.multiSigThreshold,
+          counterpartyDailyLimitCents: k.counterpartyDailyLimitCents,
+          counterpartyMonthlyLimitCents: k.counterpartyMonthlyLimitCents,
+        },
+      },
+    };
+  }
+
+  private async finish(run: RunRow, o: Outcome, opts: { pause?: boolean } = {}): Promise<void> {
+    const at = this.deps.clock.now().toISOString();
+    const won = await this.deps.db.tx(async (tx) => {
+      const ended = await store.finishRun(tx, run.id, {
+        status: o.kind === 'started' ? 'STARTED' : o.kind === 'failed' ? 'FAILED' : 'SKIPPED',
+        amountCents: o.kind === 'skipped' ? null : o.amountCents,
+        transferId: o.kind === 'started' ? o.transferId : null,
+        moveId: o.kind === 'started' ? o.moveId : null,
+        outcomeStatus: o.kind === 'started' ? o.status : null,
+        errorCode: o.kind === 'failed' ? o.code : null,
+        errorMessage: o.kind === 'failed' ? o.message : o.kind === 'skipped' ? o.reason : null,
+        now: at,
+      });
+      if (!ended) return false;
+      await appendRunEvent(tx, run, { ...o, at });
+      if (opts.pause) await tx.query(`update gateway.schedules set status = 'PAUSED', updated_at = now() where id = ? and status = 'ACTIVE'`, [run.scheduleId]);
+      return true;
+    });
+    if (won) this.deps.onEvent();
+  }
+}
+
+const statusName = (s: string) => (s.startsWith('MOVEMENT_STATUS_') ? s.slice('MOVEMENT_STATUS_'.length) : s);
+
+function plannedAmount(run: RunRow): bigint {
+  const a = run.action as unknown as Action;
+  if (a.kind === 'SEND') return BigInt(a.send.amount);
+  if (a.kind === 'MOVE') return BigInt(a.amountCents);
+  return run.amountCents ?? 0n;
+}
+
+function moveRequest(run: RunRow, a: Extract<Action, { kind: 'MOVE' | 'TOP_UP' }>, amount: bigint): ledgerV1.MoveRequest {
+  return {
+    idempotencyKey: run.runKey,
+    fromRail: railToProto(a.from),
+    toRail: railToProto(a.to),
+    amountCents: amount,
+    ...(a.description !== undefined ? { description: a.description } : {}),
+  };
+}
