@@ -167,7 +167,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
 
   const reconciliationDouble =
     o.reconciliation === undefined || o.reconciliation === false || o.reconciliation === 'double' ? await startReconciliationDouble() : undefined;
-  const gateway = await startGateway({
+  const gatewayArgs = {
     databaseUrl: tdb.url,
     redisUrl: REDIS_URL,
     ledgerAddress: ledger.address,
@@ -193,7 +193,15 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       GRPC_DEADLINE_MS: '30000',
       ...o.gatewayEnv,
     },
-  });
+  };
+  const gateway = await startGateway(gatewayArgs);
+  const extraGateways: Array<Awaited<ReturnType<typeof startGateway>>> = [];
+  /** Another replica of the gateway on the same database, services and streams (its own ports); `env` adds to the first one's. */
+  async function extraGateway(env: Record<string, string> = {}) {
+    const g = await startGateway({ ...gatewayArgs, port: 0, env: { ...gatewayArgs.env, GATEWAY_MIGRATE_ON_START: 'false', ...env } });
+    extraGateways.push(g);
+    return g;
+  }
   // The invariant report, as an operator tool asks for it (mesh identity `ops`).
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, {
     mesh: { tls: devMeshTls('ops'), server: 'ledger' },
@@ -257,6 +265,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
 
   async function stop() {
     ledgerClient.close();
+    for (const g of extraGateways) await g.stop().catch(() => undefined);
     await gateway.stop();
     await reconciliation?.stop();
     await reconciliationDouble?.stop();
@@ -289,6 +298,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     admin,
     provision,
     invariants,
+    extraGateway,
     stop,
     logs,
   };

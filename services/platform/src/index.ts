@@ -49,3 +49,4 @@ export * from './policies/approval-policy-schema.js';
 export * from './presenters/policy.js';
 export * from './calendar/bogota-calendar.js';
 export * from './calendar/recurrence.js';
+export * from './presenters/schedule-run.js';

@@ -59,7 +59,7 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
       natsUrl: c.NATS_URL,
       namespace: c.BUS_NAMESPACE,
       streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS', 'COBROS', 'COUNTERPARTIES', 'WALLETS'],
+      streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS', 'COBROS', 'COUNTERPARTIES', 'WALLETS', 'SCHEDULES'],
       relay: false, // it publishes nothing
     });
 

@@ -1,4 +1,4 @@
-import { formatInstant } from '@wallet/platform';
+import { formatInstant, scheduleRunView } from '@wallet/platform';
 import type { RunRow, ScheduleRow } from '../../persistence/schedule.store.js';
 import { Schedules } from '../../app/schedules/schedules.js';
 
@@ -30,19 +30,21 @@ export function scheduleView(s: ScheduleRow): Record<string, unknown> {
   };
 }
 
-export function scheduleRunView(r: RunRow): Record<string, unknown> {
-  return {
+export function scheduleRunOf(r: RunRow): Record<string, unknown> {
+  return scheduleRunView({
     id: r.id,
     scheduleId: r.scheduleId,
-    ...runRef(r),
+    seq: r.seq,
+    nominalAt: r.nominalAt,
+    dueAt: r.dueAt,
     runKey: r.runKey,
     status: r.status,
-    amountCents: r.amountCents === null ? null : Number(r.amountCents),
+    amountCents: r.amountCents,
     transferId: r.transferId,
-    walletMoveId: r.moveId,
-    transferStatus: r.transferId ? r.outcomeStatus : null,
-    error: r.status === 'FAILED' && r.errorCode ? { code: r.errorCode, message: r.errorMessage ?? '' } : null,
-    claimedAt: instOf(r.claimedAt),
-    finishedAt: r.finishedAt === null ? null : instOf(r.finishedAt),
-  };
+    moveId: r.moveId,
+    transferStatus: r.outcomeStatus,
+    error: r.errorCode ? { code: r.errorCode, message: r.errorMessage ?? '' } : null,
+    claimedAt: r.claimedAt,
+    finishedAt: r.finishedAt,
+  });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Schedules } from '../../app/schedules/schedules.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { uuidSchema } from '../../http/validation.js';
-import { scheduleRunView, scheduleView } from './presenters.js';
+import { scheduleRunOf, scheduleView } from './presenters.js';
 import {
   CreateScheduleBody,
   ProjectionQuery,
@@ -141,7 +141,7 @@ export function scheduleRoutes(schedules: Schedules): AnyRoute[] {
       errors: ['SCHEDULE_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, query, call }) => {
         const r = await schedules.runs(call, params.id, query);
-        return { status: 200, body: { items: r.items.map(scheduleRunView), nextCursor: r.nextCursor } };
+        return { status: 200, body: { items: r.items.map(scheduleRunOf), nextCursor: r.nextCursor } };
       },
     }),
   ];

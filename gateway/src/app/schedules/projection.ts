@@ -1,4 +1,4 @@
-import { bogotaClock, upcomingRuns } from '@wallet/platform';
+import { bogotaClock, formatInstant, upcomingRuns } from '@wallet/platform';
 import type { ScheduleRow } from '../../persistence/schedule.store.js';
 import { ruleOf } from './schedule-rules.js';
 
@@ -83,8 +83,8 @@ export function projectRuns(schedules: readonly ScheduleRow[], available: Record
       scheduleId: d.s.id,
       description: d.s.description,
       seq: d.seq,
-      nominalAt: d.nominalAt.toISOString(),
-      dueAt: d.dueAt.toISOString(),
+      nominalAt: formatInstant(d.nominalAt),
+      dueAt: formatInstant(d.dueAt),
       actionKind: a.kind,
       rail,
       amountCents: amount.toString(),
@@ -98,12 +98,12 @@ export function projectRuns(schedules: readonly ScheduleRow[], available: Record
     inflowCents: inn[rail].toString(),
     lowestBalanceCents: minBig(lowest[rail], available[rail]).toString(),
     shortfallCents: (lowest[rail] < 0n ? -lowest[rail] : 0n).toString(),
-    firstShortfallAt: firstShort[rail]?.toISOString() ?? null,
+    firstShortfallAt: firstShort[rail] ? formatInstant(firstShort[rail]) : null,
   }));
   const warnings = wallets
     .filter((w) => w.firstShortfallAt !== null)
     .map((w) => `Los pagos programados del ${spanishDate(new Date(w.firstShortfallAt!))} necesitan ${pesos(BigInt(w.shortfallCents))} COP más en ${w.rail === 'BREB' ? 'Bre-B' : 'ACH'}.`);
-  return { from: from.toISOString(), until: until.toISOString(), wallets, runs, warnings };
+  return { from: formatInstant(from), until: formatInstant(until), wallets, runs, warnings };
 }
 
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

@@ -39,7 +39,7 @@ export class Schedules {
     };
     const p = new Problems();
     if (body.recurrence.kind === 'ONCE' && Date.parse(body.recurrence.executeAt) <= now.getTime()) p.add('recurrence.executeAt', 'Debe ser un instante futuro.');
-    checkRule(p, rule);
+    else checkRule(p, rule);
     p.throwIfAny();
     return store.insert(this.db, {
       id: randomUUID(),

@@ -32,6 +32,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'counterparty.verified',
   'counterparty.verification_failed',
   'wallet.moved',
+  'schedule.run_started',
+  'schedule.run_failed',
+  'schedule.run_skipped',
   'company.security_changed',
   'company.policy_changed',
 ] as const;

@@ -13,6 +13,7 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
   { stream: 'COUNTERPARTIES', durable: 'webhook-counterparties', subject: 'counterparty.>' },
   // The ledger's events about a company's wallets: a move between its own two (docs/wallet-moves.md).
   { stream: 'WALLETS', durable: 'webhook-wallets', subject: 'wallet.>' },
+  { stream: 'SCHEDULES', durable: 'webhook-schedules', subject: 'schedule.>' },
   // The gateway's: changes to a company's security settings (company.security_changed, docs/webhooks.md).
   { stream: 'COMPANIES', durable: 'webhook-companies', subject: 'company.>' },
   // The platform's events (the reconciliation's), for platform endpoints only (docs/webhooks.md "Operators' webhooks").

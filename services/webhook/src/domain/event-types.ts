@@ -10,6 +10,8 @@ import {
   PLATFORM_EVENT_TYPES,
   reconciliationBreakView,
   reconciliationRunView,
+  scheduleRunOfEvent,
+  scheduleRunView,
   walletMoveOfEvent,
   walletMoveView,
   WEBHOOK_EVENT_TYPES,
@@ -278,6 +280,14 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     if (!e.moveId || !e.companyId) throw new Error('wallet.moved without moveId or companyId');
     const occurredAt = (src.payload as { occurredAt?: unknown } | null)?.occurredAt;
     return [make('wallet.moved', e.companyId, `wallet_move:${e.moveId}`, e.moveId, e.occurredAt, walletMoveView(walletMoveOfEvent(e, occurredAt)))];
+  }
+  if (family === 'schedule') {
+    // The gateway's scheduler (docs/schedules.md): a run's outcome, the run as GET /schedules/{id}/runs shows it (the same builder), ordered per run.
+    const r = scheduleRunOfEvent(src.subject, src.payload);
+    if (!r) return [];
+    const type = src.subject as 'schedule.run_started' | 'schedule.run_failed' | 'schedule.run_skipped';
+    const at = r.run.finishedAt ? new Date(r.run.finishedAt) : undefined;
+    return [make(type, r.companyId, `schedule_run:${r.run.id}`, r.run.id, at, scheduleRunView(r.run))];
   }
   if (family === 'reconciliation') {
     // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.
