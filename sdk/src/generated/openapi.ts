@@ -176,6 +176,126 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/schedules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your schedules, newest first
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listSchedules'];
+    put?: never;
+    /**
+     * Schedule a send or a move, once or recurring
+     * @description A send or a move that runs by itself (docs/schedules.md): once at `executeAt`, or monthly on a day, on the last business day, weekly, or by a cron expression, in Bogotá time; `businessDayRule` says what a run on a Saturday, Sunday or Colombian holiday does. Each run is an ordinary send (POST /transfers/send: decided by the approval policy in force at the run, its funds reserved at the run) or move (POST /wallets/moves), made under the key `schedule:<id>:<nominal time, Bogotá>`, so a restart, a second replica or a catch-up after an outage never makes a run twice. A run that cannot be made (e.g. `INSUFFICIENT_BALANCE`) fails with its reason, the webhook `schedule.run_failed`, and the schedule goes on. The runs act as the API key that created (or last changed) the schedule: revoked, the next run fails (`SCHEDULE_AUTHOR_INACTIVE`) and the schedule pauses. Nothing is checked against the balance now: `GET /schedules/projection` shows what the next runs need.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    post: operations['createSchedule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/projection': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the next runs need, against your balances now
+     * @description Plays your ACTIVE schedules' runs due in the next `days` against the wallets' available balances: each wallet's outflow, inflow, lowest balance and shortfall (fees not counted), each run with the balance after it, and a warning per wallet short of funds.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['projectSchedules'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/schedules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One schedule, with its next runs
+     * @description Unknown ids, malformed ones and other companies' schedules answer the same 404 `SCHEDULE_NOT_FOUND`.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getSchedule'];
+    put?: never;
+    post?: never;
+    /**
+     * Cancel a schedule
+     * @description No further runs; a run already started is not undone (its transfer or move goes on). Cancelling again answers the schedule as it is.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    delete: operations['cancelSchedule'];
+    options?: never;
+    head?: never;
+    /**
+     * Pause, resume or change a schedule
+     * @description `status` PAUSED stops the runs; ACTIVE resumes them from the next one due from now (runs that fell due while paused do not happen and are not counted). A new `endAt`, `maxRuns` or `action` applies to the next runs. The key that makes the change becomes the one the runs act as. A CANCELLED or COMPLETED schedule answers 409 `SCHEDULE_ENDED`.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    patch: operations['updateSchedule'];
+    trace?: never;
+  };
+  '/schedules/{id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A schedule's runs, newest first
+     * @description Each run with what it made (`transferId` or `walletMoveId`) or why it failed (`error`).
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listScheduleRuns'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/wallets/transactions/{id}/receipt.pdf': {
     parameters: {
       query?: never;
@@ -2142,6 +2262,31 @@ export interface components {
       /** @description The most it takes (≥ minAmountCents); beyond it, the overpayment policy. */
       maxAmountCents: number;
     };
+    CreateScheduleRequest: {
+      /** @description Your name for it ("Nómina quincenal"). */
+      description?: string;
+      recurrence: components['schemas']['Recurrence'];
+      /**
+       * @description A run on a Saturday, Sunday or Colombian holiday: NONE (runs then), PREVIOUS / NEXT (the business day before / after), SKIP (no run). Default: `"NONE"`.
+       * @enum {string}
+       */
+      businessDayRule?: 'NONE' | 'PREVIOUS' | 'NEXT' | 'SKIP';
+      /**
+       * Format: date-time
+       * @description No run before it (default: now).
+       * @example 2026-12-15T08:00:00-05:00
+       */
+      startAt?: string;
+      /**
+       * Format: date-time
+       * @description No run after it.
+       * @example 2026-12-15T08:00:00-05:00
+       */
+      endAt?: string;
+      /** @description At most this many runs. */
+      maxRuns?: number;
+      action: components['schemas']['ScheduleAction'];
+    };
     /** @description From one of your wallets to the other: `from` BREB and `to` ACH, or the reverse. */
     CreateWalletMoveRequest: components['schemas']['MoveBrebToAchRequest'] | components['schemas']['MoveAchToBrebRequest'];
     CreateWebhookEndpointRequest: {
@@ -2181,6 +2326,9 @@ export interface components {
         | 'counterparty.verified'
         | 'counterparty.verification_failed'
         | 'wallet.moved'
+        | 'schedule.run_started'
+        | 'schedule.run_failed'
+        | 'schedule.run_skipped'
         | 'company.security_changed'
         | 'company.policy_changed'
       )[];
@@ -2614,6 +2762,67 @@ export interface components {
       idType: string;
       idValue: string;
     };
+    /** @description When the runs are (docs/schedules.md), in Bogotá time. */
+    Recurrence:
+      | components['schemas']['RecurrenceOnce']
+      | components['schemas']['RecurrenceMonthly']
+      | components['schemas']['RecurrenceLastBusinessDay']
+      | components['schemas']['RecurrenceWeekly']
+      | components['schemas']['RecurrenceCron'];
+    RecurrenceCron: {
+      /** @constant */
+      kind: 'CRON';
+      /**
+       * @description Five fields (minute hour day-of-month month day-of-week), Bogotá time.
+       * @example 0 8 * * 1-5
+       */
+      expression: string;
+    };
+    /** @description The month's last business day. */
+    RecurrenceLastBusinessDay: {
+      /** @constant */
+      kind: 'LAST_BUSINESS_DAY';
+      /**
+       * @description HH:MM, Bogotá (UTC−05:00 all year).
+       * @example 08:00
+       */
+      time: string;
+    };
+    RecurrenceMonthly: {
+      /** @constant */
+      kind: 'MONTHLY';
+      /**
+       * @description Day of the month; a month without it runs on its last day.
+       * @example 15
+       */
+      dayOfMonth: number;
+      /**
+       * @description HH:MM, Bogotá (UTC−05:00 all year).
+       * @example 08:00
+       */
+      time: string;
+    };
+    RecurrenceOnce: {
+      /** @constant */
+      kind: 'ONCE';
+      /**
+       * Format: date-time
+       * @description The one run: a future instant.
+       * @example 2026-12-15T08:00:00-05:00
+       */
+      executeAt: string;
+    };
+    RecurrenceWeekly: {
+      /** @constant */
+      kind: 'WEEKLY';
+      /** @enum {string} */
+      dayOfWeek: 'MON' | 'TUE' | 'WED' | 'THU' | 'FRI' | 'SAT' | 'SUN';
+      /**
+       * @description HH:MM, Bogotá (UTC−05:00 all year).
+       * @example 08:00
+       */
+      time: string;
+    };
     ResolveKeyNotFound: {
       /** @constant */
       found: false;
@@ -2634,6 +2843,283 @@ export interface components {
     RotateWebhookSecretRequest: {
       /** @description How long the previous secret keeps signing beside the new one: default 86400 (24 h), max 604800 (7 days), 0 = stop at once. */
       overlapSeconds?: number;
+    };
+    Schedule: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      status: 'ACTIVE' | 'PAUSED' | 'CANCELLED' | 'COMPLETED';
+      description: string | null;
+      recurrence: components['schemas']['Recurrence'];
+      /** @enum {string} */
+      businessDayRule: 'NONE' | 'PREVIOUS' | 'NEXT' | 'SKIP';
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      startAt: string;
+      endAt: string | null;
+      maxRuns: number | null;
+      /** @description As it was given (ScheduleAction). */
+      action: {
+        /** @enum {string} */
+        kind: 'SEND' | 'MOVE' | 'TOP_UP';
+      } & {
+        [key: string]: unknown;
+      };
+      runsStarted: number;
+      /** @description The run the scheduler starts next (null: none left, or paused). */
+      nextRun: {
+        /** @description 1 for the first run. */
+        seq: number;
+        /**
+         * Format: date-time
+         * @description The run as the recurrence names it.
+         * @example 2026-11-28T16:39:52.123456Z
+         */
+        nominalAt: string;
+        /**
+         * Format: date-time
+         * @description When it is due: nominalAt moved by the business-day rule.
+         * @example 2026-11-28T16:39:52.123456Z
+         */
+        dueAt: string;
+      } | null;
+      /** @description The next runs (up to 5), as the rule names them today. */
+      upcomingRuns: {
+        /** @description 1 for the first run. */
+        seq: number;
+        /**
+         * Format: date-time
+         * @description The run as the recurrence names it.
+         * @example 2026-11-28T16:39:52.123456Z
+         */
+        nominalAt: string;
+        /**
+         * Format: date-time
+         * @description When it is due: nominalAt moved by the business-day rule.
+         * @example 2026-11-28T16:39:52.123456Z
+         */
+        dueAt: string;
+      }[];
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      updatedAt: string;
+    };
+    ScheduleAction: components['schemas']['ScheduleSendAction'] | components['schemas']['ScheduleMoveAction'] | components['schemas']['ScheduleTopUpAction'];
+    /** @description Each run moves a fixed amount between your wallets (POST /wallets/moves). */
+    ScheduleMoveAction: {
+      /** @constant */
+      kind: 'MOVE';
+      /**
+       * @description The wallet the money leaves.
+       * @enum {string}
+       */
+      from: 'BREB' | 'ACH';
+      /**
+       * @description The company's other wallet.
+       * @enum {string}
+       */
+      to: 'BREB' | 'ACH';
+      /**
+       * @description Centavos each run moves (JSON integer).
+       * @example 500000000
+       */
+      amountCents: number;
+      /** @description A note on each run's move (the movements' `description`). */
+      description?: string;
+    };
+    SchedulePage: {
+      items: components['schemas']['Schedule'][];
+      nextCursor: string | null;
+    };
+    ScheduleProjection: {
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      from: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      until: string;
+      wallets: {
+        /** @enum {string} */
+        rail: 'BREB' | 'ACH';
+        /** @description Now. */
+        availableCents: string;
+        /** @description What the runs in the window take from it (sends before fees, moves, top-ups as computed in the projection). */
+        outflowCents: string;
+        /** @description What moves and top-ups bring it. */
+        inflowCents: string;
+        /** @description Its lowest projected balance in the window (may be negative). */
+        lowestBalanceCents: string;
+        /** @description What it lacks to make every run (0: enough). */
+        shortfallCents: string;
+        /** @description The due time of the first run it cannot cover. */
+        firstShortfallAt: string | null;
+      }[];
+      runs: {
+        /** Format: uuid */
+        scheduleId: string;
+        description: string | null;
+        /** @description 1 for the first run. */
+        seq: number;
+        /**
+         * Format: date-time
+         * @description The run as the recurrence names it.
+         * @example 2026-11-28T16:39:52.123456Z
+         */
+        nominalAt: string;
+        /**
+         * Format: date-time
+         * @description When it is due: nominalAt moved by the business-day rule.
+         * @example 2026-11-28T16:39:52.123456Z
+         */
+        dueAt: string;
+        /** @enum {string} */
+        actionKind: 'SEND' | 'MOVE' | 'TOP_UP';
+        /**
+         * @description The wallet it takes money from.
+         * @enum {string}
+         */
+        rail: 'BREB' | 'ACH';
+        /** @description Centavos as a decimal string (big-integer safe). */
+        amountCents: string;
+        /** @description That wallet after the run, in the projection. */
+        balanceAfterCents: string;
+      }[];
+      /** @description In Spanish, one per wallet short of funds ("Los pagos del viernes 4 de diciembre necesitan 12.000.000 COP más en ACH"). */
+      warnings: string[];
+    };
+    ScheduleRun: {
+      /** Format: uuid */
+      id: string;
+      /** Format: uuid */
+      scheduleId: string;
+      /** @description 1 for the first run. */
+      seq: number;
+      /**
+       * Format: date-time
+       * @description The run as the recurrence names it.
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      nominalAt: string;
+      /**
+       * Format: date-time
+       * @description When it is due: nominalAt moved by the business-day rule.
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      dueAt: string;
+      /**
+       * @description The idempotency key the run used downstream: schedule:<id>:<nominal time, Bogotá>.
+       * @example schedule:0b7e…:2026-12-15T08:00
+       */
+      runKey: string;
+      /**
+       * @description STARTING (being made), STARTED (its transfer or move exists), FAILED (nothing moved: see error), SKIPPED (nothing to do).
+       * @enum {string}
+       */
+      status: 'STARTING' | 'STARTED' | 'FAILED' | 'SKIPPED';
+      amountCents: number | null;
+      /** @description The send it made (GET /transfers/{id}). */
+      transferId: string | null;
+      /** @description The move it made (GET /wallets/moves/{id}). */
+      walletMoveId: string | null;
+      /** @description The send's status as it answered at the run. */
+      transferStatus: components['schemas']['MovementStatus'] | null;
+      error: {
+        code: string;
+        message: string;
+      } | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      claimedAt: string;
+      finishedAt: string | null;
+    };
+    ScheduleRunPage: {
+      items: components['schemas']['ScheduleRun'][];
+      nextCursor: string | null;
+    };
+    /** @description Each run is an ordinary send (POST /transfers/send), decided by the approval policy in force at the run; its funds are reserved at the run. */
+    ScheduleSendAction: {
+      /** @constant */
+      kind: 'SEND';
+      send: components['schemas']['ScheduledSendRequest'];
+    };
+    /** @description Each run tops `to` up to a balance from `from` (the amount is computed at the run). */
+    ScheduleTopUpAction: {
+      /** @constant */
+      kind: 'TOP_UP';
+      /**
+       * @description The wallet the money leaves.
+       * @enum {string}
+       */
+      from: 'BREB' | 'ACH';
+      /**
+       * @description The company's other wallet.
+       * @enum {string}
+       */
+      to: 'BREB' | 'ACH';
+      /**
+       * @description The balance `to` should hold after each run: the run moves what it lacks from `from` (nothing when it holds as much).
+       * @example 5000000000
+       */
+      targetBalanceCents: number;
+      /** @description A note on each run's move (the movements' `description`). */
+      description?: string;
+    };
+    /** @description What each run sends: exactly one of `destination.brebKey` (BREB), `destination.bankAccount` (ACH) or `counterpartyId`; `targetName` is required for BREB to a key. */
+    ScheduledSendRequest:
+      | components['schemas']['ScheduledSendToBrebKeyRequest']
+      | components['schemas']['ScheduledSendToBankAccountRequest']
+      | components['schemas']['ScheduledSendToCounterpartyRequest'];
+    /** @description ACH to a bank account: `destination.bankAccount`. */
+    ScheduledSendToBankAccountRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      destination: components['schemas']['BankAccountDestination'];
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName?: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      description?: string;
+    };
+    /** @description BREB to a key: `destination.brebKey`, `targetName` required. */
+    ScheduledSendToBrebKeyRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      destination: components['schemas']['BrebKeyDestination'];
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      description?: string;
+    };
+    /** @description To a counterparty: `counterpartyId` (no `destination`); its key (BREB) or account (ACH), holder and document are the counterparty's. */
+    ScheduledSendToCounterpartyRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      /**
+       * @description Instead of destination or targetAnchorHandle: one of your counterparties (POST /counterparties); the send goes to its key or account, and the approval policy sees its verification and tags. Another company's or a deleted one → 404 COUNTERPARTY_NOT_FOUND.
+       * @example cpty_k3v9x2m7q1w8e5r4t6y0u2i9
+       */
+      counterpartyId: string;
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName?: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      description?: string;
     };
     /** @description BREB to a key resolved in the last 10 minutes: `targetAnchorHandle` (no `destination`), `targetName` required. */
     SendToAnchorRequest: {
@@ -2875,6 +3361,19 @@ export interface components {
       /** @description Replaces the tags (`[]` clears them). Omitted: unchanged. */
       tags?: string[];
     };
+    UpdateScheduleRequest: {
+      /**
+       * @description PAUSED: no runs until ACTIVE again; runs that fell due meanwhile do not happen.
+       * @enum {string}
+       */
+      status?: 'ACTIVE' | 'PAUSED';
+      description?: string;
+      /** @description A new end (null: none). */
+      endAt?: string | null;
+      maxRuns?: number | null;
+      /** @description What the next runs do (a run already started keeps what it did). */
+      action?: components['schemas']['ScheduleAction'];
+    };
     UpdateWebhookEndpointRequest: {
       /**
        * Format: uri
@@ -2912,6 +3411,9 @@ export interface components {
         | 'counterparty.verified'
         | 'counterparty.verification_failed'
         | 'wallet.moved'
+        | 'schedule.run_started'
+        | 'schedule.run_failed'
+        | 'schedule.run_skipped'
         | 'company.security_changed'
         | 'company.policy_changed'
       )[];
@@ -4384,6 +4886,1457 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'WALLET_MOVE_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listSchedules: {
+    parameters: {
+      query?: {
+        status?: 'ACTIVE' | 'PAUSED' | 'CANCELLED' | 'COMPLETED';
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of schedules. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "action": {
+           *             "kind": "SEND",
+           *             "send": {
+           *               "amount": 250000000,
+           *               "counterpartyId": "cpty_k3v9x2m7q1w8e5r4t6y0u2i9",
+           *               "description": "Nómina quincenal"
+           *             }
+           *           },
+           *           "businessDayRule": "PREVIOUS",
+           *           "createdAt": "2026-11-30T15:12:40.318204Z",
+           *           "description": "Nómina del 15",
+           *           "endAt": null,
+           *           "id": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *           "maxRuns": 24,
+           *           "nextRun": {
+           *             "dueAt": "2026-12-15T13:00:00.000000Z",
+           *             "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *             "seq": 1
+           *           },
+           *           "recurrence": {
+           *             "dayOfMonth": 15,
+           *             "kind": "MONTHLY",
+           *             "time": "08:00"
+           *           },
+           *           "runsStarted": 0,
+           *           "startAt": "2026-12-01T05:00:00.000000Z",
+           *           "status": "ACTIVE",
+           *           "upcomingRuns": [
+           *             {
+           *               "dueAt": "2026-12-15T13:00:00.000000Z",
+           *               "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *               "seq": 1
+           *             },
+           *             {
+           *               "dueAt": "2027-01-15T13:00:00.000000Z",
+           *               "nominalAt": "2027-01-15T13:00:00.000000Z",
+           *               "seq": 2
+           *             },
+           *             {
+           *               "dueAt": "2027-02-15T13:00:00.000000Z",
+           *               "nominalAt": "2027-02-15T13:00:00.000000Z",
+           *               "seq": 3
+           *             },
+           *             {
+           *               "dueAt": "2027-03-15T13:00:00.000000Z",
+           *               "nominalAt": "2027-03-15T13:00:00.000000Z",
+           *               "seq": 4
+           *             },
+           *             {
+           *               "dueAt": "2027-04-15T13:00:00.000000Z",
+           *               "nominalAt": "2027-04-15T13:00:00.000000Z",
+           *               "seq": 5
+           *             }
+           *           ],
+           *           "updatedAt": "2026-11-30T15:12:40.318204Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['SchedulePage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "action": {
+         *         "kind": "SEND",
+         *         "send": {
+         *           "amount": 250000000,
+         *           "counterpartyId": "cpty_k3v9x2m7q1w8e5r4t6y0u2i9",
+         *           "description": "Nómina quincenal"
+         *         }
+         *       },
+         *       "businessDayRule": "PREVIOUS",
+         *       "description": "Nómina del 15",
+         *       "maxRuns": 24,
+         *       "recurrence": {
+         *         "dayOfMonth": 15,
+         *         "kind": "MONTHLY",
+         *         "time": "08:00"
+         *       },
+         *       "startAt": "2026-12-01T00:00:00-05:00"
+         *     }
+         */
+        'application/json': components['schemas']['CreateScheduleRequest'];
+      };
+    };
+    responses: {
+      /** @description The schedule, ACTIVE (COMPLETED when its rule names no run from now on). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "action": {
+           *         "kind": "SEND",
+           *         "send": {
+           *           "amount": 250000000,
+           *           "counterpartyId": "cpty_k3v9x2m7q1w8e5r4t6y0u2i9",
+           *           "description": "Nómina quincenal"
+           *         }
+           *       },
+           *       "businessDayRule": "PREVIOUS",
+           *       "createdAt": "2026-11-30T15:12:40.318204Z",
+           *       "description": "Nómina del 15",
+           *       "endAt": null,
+           *       "id": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *       "maxRuns": 24,
+           *       "nextRun": {
+           *         "dueAt": "2026-12-15T13:00:00.000000Z",
+           *         "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *         "seq": 1
+           *       },
+           *       "recurrence": {
+           *         "dayOfMonth": 15,
+           *         "kind": "MONTHLY",
+           *         "time": "08:00"
+           *       },
+           *       "runsStarted": 0,
+           *       "startAt": "2026-12-01T05:00:00.000000Z",
+           *       "status": "ACTIVE",
+           *       "upcomingRuns": [
+           *         {
+           *           "dueAt": "2026-12-15T13:00:00.000000Z",
+           *           "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *           "seq": 1
+           *         },
+           *         {
+           *           "dueAt": "2027-01-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-01-15T13:00:00.000000Z",
+           *           "seq": 2
+           *         },
+           *         {
+           *           "dueAt": "2027-02-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-02-15T13:00:00.000000Z",
+           *           "seq": 3
+           *         },
+           *         {
+           *           "dueAt": "2027-03-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-03-15T13:00:00.000000Z",
+           *           "seq": 4
+           *         },
+           *         {
+           *           "dueAt": "2027-04-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-04-15T13:00:00.000000Z",
+           *           "seq": 5
+           *         }
+           *       ],
+           *       "updatedAt": "2026-11-30T15:12:40.318204Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  projectSchedules: {
+    parameters: {
+      query?: {
+        days?: number;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The projection. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "from": "2026-12-11T15:00:05.000000Z",
+           *       "runs": [
+           *         {
+           *           "actionKind": "SEND",
+           *           "amountCents": "2200000000",
+           *           "balanceAfterCents": "-1200000000",
+           *           "description": "Proveedores de los viernes",
+           *           "dueAt": "2026-12-18T14:00:00.000000Z",
+           *           "nominalAt": "2026-12-18T14:00:00.000000Z",
+           *           "rail": "ACH",
+           *           "scheduleId": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *           "seq": 3
+           *         }
+           *       ],
+           *       "until": "2026-12-18T15:00:05.000000Z",
+           *       "wallets": [
+           *         {
+           *           "availableCents": "0",
+           *           "firstShortfallAt": null,
+           *           "inflowCents": "0",
+           *           "lowestBalanceCents": "0",
+           *           "outflowCents": "0",
+           *           "rail": "BREB",
+           *           "shortfallCents": "0"
+           *         },
+           *         {
+           *           "availableCents": "1000000000",
+           *           "firstShortfallAt": "2026-12-18T14:00:00.000000Z",
+           *           "inflowCents": "0",
+           *           "lowestBalanceCents": "-1200000000",
+           *           "outflowCents": "2200000000",
+           *           "rail": "ACH",
+           *           "shortfallCents": "1200000000"
+           *         }
+           *       ],
+           *       "warnings": [
+           *         "Los pagos programados del viernes 18 de diciembre necesitan 12.000.000 COP más en ACH."
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['ScheduleProjection'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "action": {
+           *         "kind": "SEND",
+           *         "send": {
+           *           "amount": 250000000,
+           *           "counterpartyId": "cpty_k3v9x2m7q1w8e5r4t6y0u2i9",
+           *           "description": "Nómina quincenal"
+           *         }
+           *       },
+           *       "businessDayRule": "PREVIOUS",
+           *       "createdAt": "2026-11-30T15:12:40.318204Z",
+           *       "description": "Nómina del 15",
+           *       "endAt": null,
+           *       "id": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *       "maxRuns": 24,
+           *       "nextRun": {
+           *         "dueAt": "2026-12-15T13:00:00.000000Z",
+           *         "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *         "seq": 1
+           *       },
+           *       "recurrence": {
+           *         "dayOfMonth": 15,
+           *         "kind": "MONTHLY",
+           *         "time": "08:00"
+           *       },
+           *       "runsStarted": 0,
+           *       "startAt": "2026-12-01T05:00:00.000000Z",
+           *       "status": "ACTIVE",
+           *       "upcomingRuns": [
+           *         {
+           *           "dueAt": "2026-12-15T13:00:00.000000Z",
+           *           "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *           "seq": 1
+           *         },
+           *         {
+           *           "dueAt": "2027-01-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-01-15T13:00:00.000000Z",
+           *           "seq": 2
+           *         },
+           *         {
+           *           "dueAt": "2027-02-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-02-15T13:00:00.000000Z",
+           *           "seq": 3
+           *         },
+           *         {
+           *           "dueAt": "2027-03-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-03-15T13:00:00.000000Z",
+           *           "seq": 4
+           *         },
+           *         {
+           *           "dueAt": "2027-04-15T13:00:00.000000Z",
+           *           "nominalAt": "2027-04-15T13:00:00.000000Z",
+           *           "seq": 5
+           *         }
+           *       ],
+           *       "updatedAt": "2026-11-30T15:12:40.318204Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `SCHEDULE_NOT_FOUND`: El programa de pagos no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SCHEDULE_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  cancelSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The schedule, CANCELLED (or COMPLETED, when it had ended). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "action": {
+           *         "kind": "SEND",
+           *         "send": {
+           *           "amount": 250000000,
+           *           "counterpartyId": "cpty_k3v9x2m7q1w8e5r4t6y0u2i9",
+           *           "description": "Nómina quincenal"
+           *         }
+           *       },
+           *       "businessDayRule": "PREVIOUS",
+           *       "createdAt": "2026-11-30T15:12:40.318204Z",
+           *       "description": "Nómina del 15",
+           *       "endAt": null,
+           *       "id": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *       "maxRuns": 24,
+           *       "nextRun": null,
+           *       "recurrence": {
+           *         "dayOfMonth": 15,
+           *         "kind": "MONTHLY",
+           *         "time": "08:00"
+           *       },
+           *       "runsStarted": 0,
+           *       "startAt": "2026-12-01T05:00:00.000000Z",
+           *       "status": "CANCELLED",
+           *       "upcomingRuns": [],
+           *       "updatedAt": "2026-11-30T16:05:52.120447Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `SCHEDULE_NOT_FOUND`: El programa de pagos no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SCHEDULE_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  updateSchedule: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "status": "PAUSED"
+         *     }
+         */
+        'application/json': components['schemas']['UpdateScheduleRequest'];
+      };
+    };
+    responses: {
+      /** @description The schedule as it is now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "action": {
+           *         "kind": "SEND",
+           *         "send": {
+           *           "amount": 250000000,
+           *           "counterpartyId": "cpty_k3v9x2m7q1w8e5r4t6y0u2i9",
+           *           "description": "Nómina quincenal"
+           *         }
+           *       },
+           *       "businessDayRule": "PREVIOUS",
+           *       "createdAt": "2026-11-30T15:12:40.318204Z",
+           *       "description": "Nómina del 15",
+           *       "endAt": null,
+           *       "id": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *       "maxRuns": 24,
+           *       "nextRun": null,
+           *       "recurrence": {
+           *         "dayOfMonth": 15,
+           *         "kind": "MONTHLY",
+           *         "time": "08:00"
+           *       },
+           *       "runsStarted": 0,
+           *       "startAt": "2026-12-01T05:00:00.000000Z",
+           *       "status": "PAUSED",
+           *       "upcomingRuns": [],
+           *       "updatedAt": "2026-11-30T16:02:11.774310Z"
+           *     }
+           */
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `SCHEDULE_NOT_FOUND`: El programa de pagos no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SCHEDULE_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `SCHEDULE_ENDED`: El programa de pagos ya terminó o fue cancelado; no se puede modificar. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SCHEDULE_ENDED';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listScheduleRuns: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of runs. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amountCents": 250000000,
+           *           "claimedAt": "2026-12-15T13:00:00.412907Z",
+           *           "dueAt": "2026-12-15T13:00:00.000000Z",
+           *           "error": null,
+           *           "finishedAt": "2026-12-15T13:00:00.981344Z",
+           *           "id": "8c4e2a1b-7d3f-4b9e-a5c6-1e2f3a4b5c6d",
+           *           "nominalAt": "2026-12-15T13:00:00.000000Z",
+           *           "runKey": "schedule:3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63:2026-12-15T08:00",
+           *           "scheduleId": "3f9a1c7e-6b2d-4e58-a0c4-9d7e2b1f8a63",
+           *           "seq": 1,
+           *           "status": "STARTED",
+           *           "transferId": "f1e2d3c4-b5a6-4978-8a9b-0c1d2e3f4a5b",
+           *           "transferStatus": "PENDING",
+           *           "walletMoveId": null
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['ScheduleRunPage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `SCHEDULE_NOT_FOUND`: El programa de pagos no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SCHEDULE_NOT_FOUND';
           };
         };
       };

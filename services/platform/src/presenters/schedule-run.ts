@@ -46,16 +46,18 @@ export function scheduleRunView(r: ScheduleRunRecord): Record<string, unknown> {
 
 /** The run an event of the SCHEDULES stream reports, for its webhook. */
 export function scheduleRunOfEvent(subject: string, payload: unknown): { companyId: string; run: ScheduleRunRecord } | null {
-  const base = (ref: scheduleEventsV1.ScheduleRunRef | undefined) => {
+  const refOf = (ref: scheduleEventsV1.ScheduleRunRef | undefined): scheduleEventsV1.ScheduleRunRef => {
     if (!ref?.runId || !ref.companyId || !ref.scheduleId) throw new Error(`${subject} without its run`);
-    return { id: ref.runId, scheduleId: ref.scheduleId, seq: ref.seq, nominalAt: ref.nominalAt, dueAt: ref.dueAt, runKey: ref.runKey };
+    return ref;
   };
+  const base = (ref: scheduleEventsV1.ScheduleRunRef) => ({ id: ref.runId, scheduleId: ref.scheduleId, seq: ref.seq, nominalAt: ref.nominalAt, dueAt: ref.dueAt, runKey: ref.runKey });
   if (subject === 'schedule.run_started') {
     const e = scheduleEventsV1.ScheduleRunStarted.fromJSON(payload);
+    const ref = refOf(e.run);
     return {
-      companyId: e.run!.companyId,
+      companyId: ref.companyId,
       run: {
-        ...base(e.run),
+        ...base(ref),
         status: 'STARTED',
         amountCents: e.amountCents,
         transferId: e.transferId ?? null,
@@ -68,10 +70,11 @@ export function scheduleRunOfEvent(subject: string, payload: unknown): { company
   }
   if (subject === 'schedule.run_failed') {
     const e = scheduleEventsV1.ScheduleRunFailed.fromJSON(payload);
+    const ref = refOf(e.run);
     return {
-      companyId: e.run!.companyId,
+      companyId: ref.companyId,
       run: {
-        ...base(e.run),
+        ...base(ref),
         status: 'FAILED',
         amountCents: e.amountCents,
         transferId: null,
@@ -84,9 +87,10 @@ export function scheduleRunOfEvent(subject: string, payload: unknown): { company
   }
   if (subject === 'schedule.run_skipped') {
     const e = scheduleEventsV1.ScheduleRunSkipped.fromJSON(payload);
+    const ref = refOf(e.run);
     return {
-      companyId: e.run!.companyId,
-      run: { ...base(e.run), status: 'SKIPPED', amountCents: null, transferId: null, moveId: null, transferStatus: null, error: null, finishedAt: e.occurredAt },
+      companyId: ref.companyId,
+      run: { ...base(ref), status: 'SKIPPED', amountCents: null, transferId: null, moveId: null, transferStatus: null, error: null, finishedAt: e.occurredAt },
     };
   }
   return null;

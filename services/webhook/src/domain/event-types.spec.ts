@@ -1,4 +1,4 @@
-import { companyEventsV1, counterpartyEventsV1, depositEventsV1, ledgerV1, policyEventsV1, transferEventsV1, walletEventsV1 } from '@wallet/proto';
+import { companyEventsV1, counterpartyEventsV1, depositEventsV1, ledgerV1, policyEventsV1, scheduleEventsV1, transferEventsV1, walletEventsV1 } from '@wallet/proto';
 import { batchToApi, counterpartyView } from '@wallet/platform';
 import { eventBody, isWebhookEventType, mapSourceEvent, webhookEventId } from './event-types.js';
 
@@ -333,6 +333,59 @@ describe('internal events → public webhook events', () => {
     expect(v!.id).not.toBe(e!.id);
     expect(mapSourceEvent({ id: 'src-x', subject: 'counterparty.something_else', payload })).toEqual([]);
     expect(() => mapSourceEvent({ id: 'src-y', subject: 'counterparty.verified', payload: { companyId: 'c1' } })).toThrow(/counterparty/);
+  });
+
+  it('maps schedule.run_started / run_failed / run_skipped to their webhooks: the run as GET /schedules/{id}/runs shows it (without claimedAt), ordered per run', () => {
+    const run = {
+      scheduleId: '5c4e0000-0000-4000-8000-000000000001',
+      companyId: 'c1',
+      runId: '7a110000-0000-4000-8000-000000000002',
+      seq: 3,
+      nominalAt: '2026-12-15T13:00:00.000Z',
+      dueAt: '2026-12-15T13:00:00.000Z',
+      runKey: 'schedule:5c4e0000-0000-4000-8000-000000000001:2026-12-15T08:00',
+      actionKind: 'SEND',
+    };
+    const started = scheduleEventsV1.ScheduleRunStarted.toJSON({
+      eventId: 'e1',
+      run,
+      transferId: 'tr-1',
+      amountCents: 250_000n,
+      status: 'PENDING',
+      occurredAt: '2026-12-15T13:00:01.250Z',
+    });
+    const [e, ...rest] = mapSourceEvent({ id: 'src-s', subject: 'schedule.run_started', payload: started });
+    expect(rest).toEqual([]);
+    expect(e).toMatchObject({ type: 'schedule.run_started', companyId: 'c1', resourceKey: `schedule_run:${run.runId}`, resourceId: run.runId });
+    expect(e!.data).toEqual({
+      id: run.runId,
+      scheduleId: run.scheduleId,
+      seq: 3,
+      nominalAt: '2026-12-15T13:00:00.000000Z',
+      dueAt: '2026-12-15T13:00:00.000000Z',
+      runKey: run.runKey,
+      status: 'STARTED',
+      amountCents: 250_000,
+      transferId: 'tr-1',
+      walletMoveId: null,
+      transferStatus: 'PENDING',
+      error: null,
+      finishedAt: '2026-12-15T13:00:01.250000Z',
+    });
+    const failed = scheduleEventsV1.ScheduleRunFailed.toJSON({
+      eventId: 'e2',
+      run,
+      errorCode: 'INSUFFICIENT_BALANCE',
+      errorMessage: 'El saldo disponible no cubre el monto más la comisión y el IVA.',
+      amountCents: 250_000n,
+      occurredAt: '2026-12-15T13:00:01.250Z',
+    });
+    const [f] = mapSourceEvent({ id: 'src-f', subject: 'schedule.run_failed', payload: failed });
+    expect(f!.data).toMatchObject({ status: 'FAILED', transferId: null, error: { code: 'INSUFFICIENT_BALANCE', message: expect.stringMatching(/saldo/) } });
+    const skipped = scheduleEventsV1.ScheduleRunSkipped.toJSON({ eventId: 'e3', run, reason: 'nada', occurredAt: '2026-12-15T13:00:01.250Z' });
+    const [k] = mapSourceEvent({ id: 'src-k', subject: 'schedule.run_skipped', payload: skipped });
+    expect(k!.data).toMatchObject({ status: 'SKIPPED', amountCents: null, error: null });
+    expect(() => mapSourceEvent({ id: 'src-x', subject: 'schedule.run_started', payload: { eventId: 'x' } })).toThrow(/without its run/);
   });
 
   it('maps wallet.moved to the wallet.moved webhook: the move as GET /wallets/moves/{id} shows it, ordered per move', () => {
