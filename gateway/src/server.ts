@@ -231,7 +231,12 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     { batch: config.scheduler.batch, concurrency: config.scheduler.concurrency, runLeaseSeconds: config.scheduler.runLeaseSeconds },
     log.child({ component: 'scheduler' }),
   );
-  const schedulerTask: PeriodicTask = new PeriodicTask('scheduler', config.scheduler.intervalMs, (): Promise<unknown> => scheduler.tick(() => schedulerTask.stopping), log);
+  const schedulerTask: PeriodicTask = new PeriodicTask(
+    'scheduler',
+    config.scheduler.intervalMs,
+    (): Promise<unknown> => scheduler.tick(() => schedulerTask.stopping),
+    log,
+  );
   if (config.scheduler.enabled) schedulerTask.start();
   const opsPort = await ops.listen(config.opsPort, config.host);
   log.info(

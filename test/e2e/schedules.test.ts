@@ -65,7 +65,9 @@ describe('scheduled payouts end to end', () => {
     const co = await stack.provision(name, { taxRegime: 'SIMPLE' });
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
     for (const [rail, cents] of Object.entries(funds)) {
-      expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/${rail}/credit`, { amountCents: cents, reference: `seed-${rail}` })).status).toBe(201);
+      expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/${rail}/credit`, { amountCents: cents, reference: `seed-${rail}` })).status).toBe(
+        201,
+      );
     }
     return co;
   }
@@ -79,9 +81,17 @@ describe('scheduled payouts end to end', () => {
 
   it('monthly on the 8th with PREVIOUS: December 8 is a holiday, so the run is due on Monday the 7th and is made once', async () => {
     const co = await company('Nómina S.A.S.', { ACH: 5_000_000 });
-    const ep = await stack.http('POST', '/webhooks/endpoints', { token: co.writeKey, body: { url: rx.url, events: ['schedule.run_started', 'schedule.run_failed'] } });
+    const ep = await stack.http('POST', '/webhooks/endpoints', {
+      token: co.writeKey,
+      body: { url: rx.url, events: ['schedule.run_started', 'schedule.run_failed'] },
+    });
     expect(ep.status).toBe(201);
-    const r = await create(co, { description: 'Nómina del 8', recurrence: { kind: 'MONTHLY', dayOfMonth: 8, time: '08:00' }, businessDayRule: 'PREVIOUS', action: payroll(250_000) });
+    const r = await create(co, {
+      description: 'Nómina del 8',
+      recurrence: { kind: 'MONTHLY', dayOfMonth: 8, time: '08:00' },
+      businessDayRule: 'PREVIOUS',
+      action: payroll(250_000),
+    });
     expect(r.status).toBe(201);
     expect(r.body.status).toBe('ACTIVE');
     expect(r.body.nextRun).toEqual({ seq: 1, nominalAt: '2026-12-08T13:00:00.000000Z', dueAt: '2026-12-07T13:00:00.000000Z' });
@@ -92,10 +102,14 @@ describe('scheduled payouts end to end', () => {
     expect(await runsOf(co, r.body.id)).toEqual([]);
 
     setClock('2026-12-07T08:00:30-05:00');
-    const [run] = await eventually(async () => {
-      const rs = await runsOf(co, r.body.id);
-      return rs.length === 1 && rs[0].status !== 'STARTING' ? rs : undefined;
-    }, 20_000, 100);
+    const [run] = await eventually(
+      async () => {
+        const rs = await runsOf(co, r.body.id);
+        return rs.length === 1 && rs[0].status !== 'STARTING' ? rs : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(run).toMatchObject({ seq: 1, status: 'STARTED', runKey: `schedule:${r.body.id}:2026-12-08T08:00`, amountCents: 250_000, error: null });
     expect(await transfersUnder(co, run.runKey)).toBe(1);
     const after = await stack.http('GET', `/schedules/${r.body.id}`, { token: co.readKey });
@@ -115,10 +129,14 @@ describe('scheduled payouts end to end', () => {
     const r = await create(co, { recurrence: { kind: 'WEEKLY', dayOfWeek: 'FRI', time: '10:00' }, action: payroll(900_000) });
     expect(r.status).toBe(201);
     setClock('2026-12-11T10:00:05-05:00');
-    const [run] = await eventually(async () => {
-      const rs = await runsOf(co, r.body.id);
-      return rs.length === 1 && rs[0].status !== 'STARTING' ? rs : undefined;
-    }, 20_000, 100);
+    const [run] = await eventually(
+      async () => {
+        const rs = await runsOf(co, r.body.id);
+        return rs.length === 1 && rs[0].status !== 'STARTING' ? rs : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(run).toMatchObject({ status: 'FAILED', transferId: null, error: { code: 'INSUFFICIENT_BALANCE', message: expect.stringMatching(/saldo/i) } });
     expect(await balances(co)).toMatchObject({ ACH: '100000' });
     const s = await stack.http('GET', `/schedules/${r.body.id}`, { token: co.readKey });
@@ -190,10 +208,14 @@ describe('scheduled payouts end to end', () => {
     // is made once its lease ran out (under its key), the missed runs are caught up once each, in order.
     const e = await stack.extraGateway(SCHEDULER_ENV);
     setClock('2027-01-08T09:30:00-05:00');
-    const all = await eventually(async () => {
-      const rs = await runsOf(co, id);
-      return rs.length === 4 && rs.every((x) => x.status === 'STARTED') ? rs : undefined;
-    }, 30_000, 200);
+    const all = await eventually(
+      async () => {
+        const rs = await runsOf(co, id);
+        return rs.length === 4 && rs.every((x) => x.status === 'STARTED') ? rs : undefined;
+      },
+      30_000,
+      200,
+    );
     expect(all.map((x) => x.seq)).toEqual([4, 3, 2, 1]);
     expect(all.map((x) => x.runKey.split(':').slice(-2).join(':'))).toEqual(['2027-01-08T09:00', '2027-01-01T09:00', '2026-12-25T09:00', '2026-12-18T09:00']);
     expect(all.find((x) => x.seq === 2).runKey).toBe(claimed.rows[0].run_key);
@@ -210,20 +232,36 @@ describe('scheduled payouts end to end', () => {
     const co = await company('Reglas S.A.S.', {});
     const other = await company('Otra S.A.S.', {});
     setClock('2026-12-01T12:00:00-05:00');
-    const bad = await create(co, { recurrence: { kind: 'MONTHLY', dayOfMonth: 32, time: '25:00' }, endAt: '2026-11-01T00:00:00Z', action: { kind: 'MOVE', from: 'ACH', to: 'ACH', amountCents: 0 } });
+    const bad = await create(co, {
+      recurrence: { kind: 'MONTHLY', dayOfMonth: 32, time: '25:00' },
+      endAt: '2026-11-01T00:00:00Z',
+      action: { kind: 'MOVE', from: 'ACH', to: 'ACH', amountCents: 0 },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('INVALID_REQUEST');
     const paths = (bad.body.details.fields as any[]).map((f) => f.path).sort();
     expect(paths).toEqual(expect.arrayContaining(['recurrence.dayOfMonth', 'recurrence.time', 'action.amountCents']));
-    const cron = await create(co, { recurrence: { kind: 'CRON', expression: '0 8 30 2 *' }, action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 } });
+    const cron = await create(co, {
+      recurrence: { kind: 'CRON', expression: '0 8 30 2 *' },
+      action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 },
+    });
     expect(cron.status).toBe(400);
-    const past = await create(co, { recurrence: { kind: 'ONCE', executeAt: '2026-11-30T08:00:00-05:00' }, action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 } });
+    const past = await create(co, {
+      recurrence: { kind: 'ONCE', executeAt: '2026-11-30T08:00:00-05:00' },
+      action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 },
+    });
     expect(past.status).toBe(400);
     expect(past.body.details.fields.map((f: any) => f.path)).toEqual(['recurrence.executeAt']);
-    const refd = await create(co, { recurrence: { kind: 'ONCE', executeAt: '2026-12-31T08:00:00-05:00' }, action: { kind: 'SEND', send: { ...payroll(1000).send, reference: 'x' } } });
+    const refd = await create(co, {
+      recurrence: { kind: 'ONCE', executeAt: '2026-12-31T08:00:00-05:00' },
+      action: { kind: 'SEND', send: { ...payroll(1000).send, reference: 'x' } },
+    });
     expect(refd.status).toBe(400);
 
-    const ok = await create(co, { recurrence: { kind: 'ONCE', executeAt: '2026-12-31T08:00:00-05:00' }, action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 } });
+    const ok = await create(co, {
+      recurrence: { kind: 'ONCE', executeAt: '2026-12-31T08:00:00-05:00' },
+      action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 },
+    });
     expect(ok.status).toBe(201);
     expect((await stack.http('GET', `/schedules/${ok.body.id}`, { token: other.readKey })).status).toBe(404);
     expect((await stack.http('PATCH', `/schedules/${ok.body.id}`, { token: other.writeKey, body: { status: 'PAUSED' } })).status).toBe(404);

@@ -118,7 +118,17 @@ export interface NextRun {
 
 /** A run being claimed: its row, and where its schedule goes next (null: no run left → COMPLETED). */
 export interface RunClaim {
-  run: { id: string; scheduleId: string; companyId: string; seq: number; nominalAt: string; nominalLocal: string; dueAt: string; runKey: string; action: unknown };
+  run: {
+    id: string;
+    scheduleId: string;
+    companyId: string;
+    seq: number;
+    nominalAt: string;
+    nominalLocal: string;
+    dueAt: string;
+    runKey: string;
+    action: unknown;
+  };
   next: NextRun | null;
 }
 
@@ -150,15 +160,19 @@ export class ScheduleStore {
   }
 
   async find(q: Queryable, companyId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<ScheduleRow | undefined> {
-    const rows = await q.query<Raw>(
-      `select ${SCHEDULE_COLUMNS} from gateway.schedules where company_id = ? and id = ?${opts.forUpdate ? ' for update' : ''}`,
-      [companyId, id],
-    );
+    const rows = await q.query<Raw>(`select ${SCHEDULE_COLUMNS} from gateway.schedules where company_id = ? and id = ?${opts.forUpdate ? ' for update' : ''}`, [
+      companyId,
+      id,
+    ]);
     return rows[0] ? scheduleOf(rows[0]) : undefined;
   }
 
   /** Newest first; the cursor is the last row's (created_at, id). */
-  async list(q: Queryable, companyId: string, opts: { limit: number; after?: { createdAt: string; id: string }; status?: ScheduleStatus }): Promise<ScheduleRow[]> {
+  async list(
+    q: Queryable,
+    companyId: string,
+    opts: { limit: number; after?: { createdAt: string; id: string }; status?: ScheduleStatus },
+  ): Promise<ScheduleRow[]> {
     const params: unknown[] = [companyId];
     let where = 'company_id = ?';
     if (opts.status) {
@@ -176,7 +190,9 @@ export class ScheduleStore {
 
   /** Every ACTIVE schedule of the company (the projection reads them all; a company has few). */
   async active(q: Queryable, companyId: string): Promise<ScheduleRow[]> {
-    const rows = await q.query<Raw>(`select ${SCHEDULE_COLUMNS} from gateway.schedules where company_id = ? and status = 'ACTIVE' order by next_due_at`, [companyId]);
+    const rows = await q.query<Raw>(`select ${SCHEDULE_COLUMNS} from gateway.schedules where company_id = ? and status = 'ACTIVE' order by next_due_at`, [
+      companyId,
+    ]);
     return rows.map(scheduleOf);
   }
 
@@ -230,7 +246,22 @@ export class ScheduleStore {
          from jsonb_to_recordset(?::jsonb) as r(id uuid, schedule_id uuid, company_id uuid, seq int, nominal_at timestamptz, nominal_local text,
                                               due_at timestamptz, run_key text, action jsonb)
        on conflict (schedule_id, nominal_local) do nothing returning id::text as id`,
-      [now, leaseSeconds, now, JSON.stringify(claims.map((c) => ({ ...c.run, schedule_id: c.run.scheduleId, company_id: c.run.companyId, nominal_at: c.run.nominalAt, nominal_local: c.run.nominalLocal, due_at: c.run.dueAt, run_key: c.run.runKey })))],
+      [
+        now,
+        leaseSeconds,
+        now,
+        JSON.stringify(
+          claims.map((c) => ({
+            ...c.run,
+            schedule_id: c.run.scheduleId,
+            company_id: c.run.companyId,
+            nominal_at: c.run.nominalAt,
+            nominal_local: c.run.nominalLocal,
+            due_at: c.run.dueAt,
+            run_key: c.run.runKey,
+          })),
+        ),
+      ],
     );
     await q.query(
       `update gateway.schedules s set runs_started = n.seq, last_nominal_at = n.nominal_at,
@@ -284,7 +315,16 @@ export class ScheduleStore {
   async finishRun(
     q: Queryable,
     runId: string,
-    o: { status: Exclude<RunStatus, 'STARTING'>; amountCents: bigint | null; transferId?: string | null; moveId?: string | null; outcomeStatus?: string | null; errorCode?: string | null; errorMessage?: string | null; now: string },
+    o: {
+      status: Exclude<RunStatus, 'STARTING'>;
+      amountCents: bigint | null;
+      transferId?: string | null;
+      moveId?: string | null;
+      outcomeStatus?: string | null;
+      errorCode?: string | null;
+      errorMessage?: string | null;
+      now: string;
+    },
   ): Promise<boolean> {
     const rows = await q.query(
       `update gateway.schedule_runs set status = ?, amount_cents = coalesce(?::bigint, amount_cents), transfer_id = ?, move_id = ?, outcome_status = ?,

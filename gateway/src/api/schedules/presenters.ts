@@ -1,6 +1,5 @@
 import { formatInstant, scheduleRunView } from '@wallet/platform';
-import type { RunRow, ScheduleRow } from '../../persistence/schedule.store.js';
-import { Schedules } from '../../app/schedules/schedules.js';
+import { Schedules, type RunRow, type ScheduleRow } from '../../app/schedules/schedules.js';
 
 /** An instant kept as text (RFC 3339, any precision) as the API writes instants: UTC, six fraction digits. */
 const inst = (s: string) => formatInstant(new Date(s));

@@ -19,7 +19,9 @@ const requestInstant = () =>
 
 export const RecurrenceSchema = z
   .discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('ONCE'), executeAt: requestInstant().meta({ description: 'The one run: a future instant.' }) }).meta({ id: 'RecurrenceOnce' }),
+    z
+      .strictObject({ kind: z.literal('ONCE'), executeAt: requestInstant().meta({ description: 'The one run: a future instant.' }) })
+      .meta({ id: 'RecurrenceOnce' }),
     z
       .strictObject({
         kind: z.literal('MONTHLY'),
@@ -27,7 +29,9 @@ export const RecurrenceSchema = z
         time: TIME,
       })
       .meta({ id: 'RecurrenceMonthly' }),
-    z.strictObject({ kind: z.literal('LAST_BUSINESS_DAY'), time: TIME }).meta({ id: 'RecurrenceLastBusinessDay', description: "The month's last business day." }),
+    z
+      .strictObject({ kind: z.literal('LAST_BUSINESS_DAY'), time: TIME })
+      .meta({ id: 'RecurrenceLastBusinessDay', description: "The month's last business day." }),
     z.strictObject({ kind: z.literal('WEEKLY'), dayOfWeek: z.enum(WEEKDAYS), time: TIME }).meta({ id: 'RecurrenceWeekly' }),
     z
       .strictObject({
@@ -65,7 +69,7 @@ const TOP_UP_ACTION = z
     kind: z.literal('TOP_UP'),
     ...moveWallets,
     targetBalanceCents: centsSchema(1, MAX_TRANSFER_CENTS).meta({
-      description: "The balance `to` should hold after each run: the run moves what it lacks from `from` (nothing when it holds as much).",
+      description: 'The balance `to` should hold after each run: the run moves what it lacks from `from` (nothing when it holds as much).',
       example: 50_000_000_00,
     }),
     description: actionDescription,
@@ -73,7 +77,8 @@ const TOP_UP_ACTION = z
   .meta({ id: 'ScheduleTopUpAction', description: 'Each run tops `to` up to a balance from `from` (the amount is computed at the run).' });
 
 function checkWallets(a: { kind: string; from?: string; to?: string }, ctx: z.RefinementCtx): void {
-  if (a.kind !== 'SEND' && a.from === a.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'Debe ser la otra billetera de la empresa (distinta de from).' });
+  if (a.kind !== 'SEND' && a.from === a.to)
+    ctx.addIssue({ code: 'custom', path: ['to'], message: 'Debe ser la otra billetera de la empresa (distinta de from).' });
 }
 
 export const ScheduleActionSchema = documentAsOneOf(
@@ -82,10 +87,9 @@ export const ScheduleActionSchema = documentAsOneOf(
 );
 
 const ruleFields = {
-  businessDayRule: z
-    .enum(BUSINESS_DAY_RULES)
-    .default('NONE')
-    .meta({ description: 'A run on a Saturday, Sunday or Colombian holiday: NONE (runs then), PREVIOUS / NEXT (the business day before / after), SKIP (no run).' }),
+  businessDayRule: z.enum(BUSINESS_DAY_RULES).default('NONE').meta({
+    description: 'A run on a Saturday, Sunday or Colombian holiday: NONE (runs then), PREVIOUS / NEXT (the business day before / after), SKIP (no run).',
+  }),
   startAt: requestInstant().optional().meta({ description: 'No run before it (default: now).' }),
   endAt: requestInstant().optional().meta({ description: 'No run after it.' }),
   maxRuns: z.int().min(1).max(MAX_SCHEDULE_RUNS).optional().meta({ description: 'At most this many runs.' }),
@@ -126,7 +130,10 @@ export const ScheduleSchema = z
     startAt: instant(),
     endAt: instant().nullable(),
     maxRuns: count().nullable(),
-    action: z.object({ kind: z.enum(['SEND', 'MOVE', 'TOP_UP']) }).loose().meta({ description: 'As it was given (ScheduleAction).' }),
+    action: z
+      .object({ kind: z.enum(['SEND', 'MOVE', 'TOP_UP']) })
+      .loose()
+      .meta({ description: 'As it was given (ScheduleAction).' }),
     runsStarted: count(),
     nextRun: RunRefSchema.nullable().meta({ description: 'The run the scheduler starts next (null: none left, or paused).' }),
     upcomingRuns: z.array(RunRefSchema).meta({ description: 'The next runs (up to 5), as the rule names them today.' }),
@@ -135,16 +142,16 @@ export const ScheduleSchema = z
   })
   .meta({ id: 'Schedule' });
 
-export const SchedulePageSchema = z
-  .object({ items: z.array(ScheduleSchema), nextCursor: z.string().nullable() })
-  .meta({ id: 'SchedulePage' });
+export const SchedulePageSchema = z.object({ items: z.array(ScheduleSchema), nextCursor: z.string().nullable() }).meta({ id: 'SchedulePage' });
 
 export const ScheduleRunSchema = z
   .object({
     id: z.string().meta({ format: 'uuid' }),
     scheduleId: z.string().meta({ format: 'uuid' }),
     ...RunRefSchema.shape,
-    runKey: z.string().meta({ description: 'The idempotency key the run used downstream: schedule:<id>:<nominal time, Bogotá>.', example: 'schedule:0b7e…:2026-12-15T08:00' }),
+    runKey: z
+      .string()
+      .meta({ description: 'The idempotency key the run used downstream: schedule:<id>:<nominal time, Bogotá>.', example: 'schedule:0b7e…:2026-12-15T08:00' }),
     status: z.enum(['STARTING', 'STARTED', 'FAILED', 'SKIPPED']).meta({
       description: 'STARTING (being made), STARTED (its transfer or move exists), FAILED (nothing moved: see error), SKIPPED (nothing to do).',
     }),
@@ -163,7 +170,9 @@ export const ScheduleRunPageSchema = z.object({ items: z.array(ScheduleRunSchema
 const ProjectionWalletSchema = z.object({
   rail: z.enum(WALLETS),
   availableCents: centsString().meta({ description: 'Now.' }),
-  outflowCents: centsString().meta({ description: 'What the runs in the window take from it (sends before fees, moves, top-ups as computed in the projection).' }),
+  outflowCents: centsString().meta({
+    description: 'What the runs in the window take from it (sends before fees, moves, top-ups as computed in the projection).',
+  }),
   inflowCents: centsString().meta({ description: 'What moves and top-ups bring it.' }),
   lowestBalanceCents: centsString().meta({ description: 'Its lowest projected balance in the window (may be negative).' }),
   shortfallCents: centsString().meta({ description: 'What it lacks to make every run (0: enough).' }),
@@ -186,7 +195,9 @@ export const ScheduleProjectionSchema = z
         balanceAfterCents: centsString().meta({ description: 'That wallet after the run, in the projection.' }),
       }),
     ),
-    warnings: z.array(z.string()).meta({ description: 'In Spanish, one per wallet short of funds ("Los pagos del viernes 4 de diciembre necesitan 12.000.000 COP más en ACH").' }),
+    warnings: z
+      .array(z.string())
+      .meta({ description: 'In Spanish, one per wallet short of funds ("Los pagos del viernes 4 de diciembre necesitan 12.000.000 COP más en ACH").' }),
   })
   .meta({ id: 'ScheduleProjection' });
 
@@ -198,7 +209,11 @@ export const SchedulesQuery = z.strictObject({
 
 export const ScheduleRunsQuery = z.strictObject({
   limit: queryInt(1, 100, 50),
-  cursor: z.string().regex(/^[1-9][0-9]{0,5}$/).optional().meta({ description: "The previous page's nextCursor." }),
+  cursor: z
+    .string()
+    .regex(/^[1-9][0-9]{0,5}$/)
+    .optional()
+    .meta({ description: "The previous page's nextCursor." }),
 });
 
 export const ProjectionQuery = z.strictObject({

@@ -376,7 +376,8 @@ export const ScheduledSendBody = documentAsOneOf(
     .superRefine((b, ctx) => checkSend(b, ctx, 'destination o counterpartyId'))
     .meta({
       id: 'ScheduledSendRequest',
-      description: 'What each run sends: exactly one of `destination.brebKey` (BREB), `destination.bankAccount` (ACH) or `counterpartyId`; `targetName` is required for BREB to a key.',
+      description:
+        'What each run sends: exactly one of `destination.brebKey` (BREB), `destination.bankAccount` (ACH) or `counterpartyId`; `targetName` is required for BREB to a key.',
     }),
   SEND_VARIANTS.filter((v) => !('targetAnchorHandle' in v.shape)).map((v) =>
     (v as z.ZodObject).omit({ reference: true }).meta({ id: `Scheduled${String(v.meta()?.id)}`, description: String(v.meta()?.description ?? '') }),

@@ -15,7 +15,7 @@ export const systemClock: SchedulerClock = { now: () => new Date() };
 export function fileClock(file: string): SchedulerClock {
   return {
     now: () => {
-      let text = '';
+      let text: string;
       try {
         text = readFileSync(file, 'utf8').trim();
       } catch {

@@ -102,7 +102,10 @@ export function projectRuns(schedules: readonly ScheduleRow[], available: Record
   }));
   const warnings = wallets
     .filter((w) => w.firstShortfallAt !== null)
-    .map((w) => `Los pagos programados del ${spanishDate(new Date(w.firstShortfallAt!))} necesitan ${pesos(BigInt(w.shortfallCents))} COP más en ${w.rail === 'BREB' ? 'Bre-B' : 'ACH'}.`);
+    .map(
+      (w) =>
+        `Los pagos programados del ${spanishDate(new Date(w.firstShortfallAt!))} necesitan ${pesos(BigInt(w.shortfallCents))} COP más en ${w.rail === 'BREB' ? 'Bre-B' : 'ACH'}.`,
+    );
   return { from: formatInstant(from), until: formatInstant(until), wallets, runs, warnings };
 }
 

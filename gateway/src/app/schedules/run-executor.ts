@@ -1,10 +1,8 @@
 import { AppError, ERRORS, type CallContext, type Database, type Logger } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
-import type { z } from 'zod';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import type { TransferClient } from '../../clients/transfer-client.js';
 import { requestHash, sendRequestOf } from '../../api/transfers/presenters.js';
-import type { ScheduledSendBody } from '../../api/transfers/schemas.js';
 import { railToProto } from '../../api/wallets/presenters.js';
 import { ApiKeyStore } from '../../persistence/api-key.store.js';
 import { ScheduleStore, type RunRow } from '../../persistence/schedule.store.js';
@@ -20,12 +18,13 @@ const TRANSIENT = new Set(['SERVICE_UNAVAILABLE', 'ACH_RAIL_UNAVAILABLE', 'BREB_
 /** A run's failure that no catalogue code names. */
 export const AUTHOR_INACTIVE = {
   code: 'SCHEDULE_AUTHOR_INACTIVE',
-  message: 'La clave de API que creó o modificó por última vez el programa fue revocada, perdió el permiso de escritura o la empresa está suspendida; el programa quedó en pausa.',
+  message:
+    'La clave de API que creó o modificó por última vez el programa fue revocada, perdió el permiso de escritura o la empresa está suspendida; el programa quedó en pausa.',
 };
 const TOP_UP_NOTHING = 'El saldo de la billetera destino ya alcanzaba el objetivo: no se movió nada.';
 
 type Action =
-  | { kind: 'SEND'; send: z.output<typeof ScheduledSendBody> }
+  | { kind: 'SEND'; send: Parameters<typeof sendRequestOf>[0] }
   | { kind: 'MOVE'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; amountCents: number; description?: string }
   | { kind: 'TOP_UP'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; targetBalanceCents: number; description?: string };
 
@@ -80,11 +79,9 @@ export class RunExecutor {
     const { deps } = this;
     switch (action.kind) {
       case 'SEND': {
-        const res = await deps.transfer.send(
-          { ...sendRequestOf(action.send), requestHash: requestHash(action.send), idempotencyKey: run.runKey },
-          call,
-          { deadlineMs: deps.sendDeadlineMs },
-        );
+        const res = await deps.transfer.send({ ...sendRequestOf(action.send), requestHash: requestHash(action.send), idempotencyKey: run.runKey }, call, {
+          deadlineMs: deps.sendDeadlineMs,
+        });
         const t = res.transfer!;
         return { kind: 'started', transferId: t.id, moveId: null, amountCents: BigInt(action.send.amount), status: statusName(t.status) };
       }

@@ -1,15 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, checkScheduleRule, invalidRequest, Problems, upcomingRuns, type CallContext, type Database } from '@wallet/platform';
+import { AppError, checkScheduleRule, type BusinessDayRule, invalidRequest, Problems, upcomingRuns, type CallContext, type Database } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
-import type { z } from 'zod';
 import type { LedgerClient } from '../../clients/ledger-client.js';
-import type { CreateScheduleBody, UpdateScheduleBody } from '../../api/schedules/schemas.js';
 import { ScheduleStore, type NextRun, type RunRow, type ScheduleRow, type ScheduleStatus, type StoredRule } from '../../persistence/schedule.store.js';
 import type { SchedulerClock } from './clock.js';
 import { nextAfter, nextOnResume, ruleOf } from './schedule-rules.js';
 import { projectRuns, type Projection } from './projection.js';
 
 const store = new ScheduleStore();
+
+/** POST /schedules as the route validated it (api/schedules/schemas.ts CreateScheduleBody). */
+export interface CreateScheduleInput {
+  description?: string | undefined;
+  recurrence: { kind: string; executeAt?: string } & Record<string, unknown>;
+  businessDayRule: BusinessDayRule;
+  startAt?: string | undefined;
+  endAt?: string | undefined;
+  maxRuns?: number | undefined;
+  action: { kind: string } & Record<string, unknown>;
+}
+
+/** PATCH /schedules/{id} as the route validated it (UpdateScheduleBody). */
+export interface UpdateScheduleInput {
+  status?: 'ACTIVE' | 'PAUSED' | undefined;
+  description?: string | undefined;
+  endAt?: string | null | undefined;
+  maxRuns?: number | null | undefined;
+  action?: ({ kind: string } & Record<string, unknown>) | undefined;
+}
+
+export type { RunRow, ScheduleRow } from '../../persistence/schedule.store.js';
 const RECURRENCE_FIELDS = new Set(['executeAt', 'dayOfMonth', 'time', 'dayOfWeek', 'expression']);
 
 /** The company and the key a schedule request comes from (only API keys write schedules). */
@@ -27,7 +47,7 @@ export class Schedules {
     private readonly clock: SchedulerClock,
   ) {}
 
-  async create(call: CallContext, body: z.output<typeof CreateScheduleBody>): Promise<ScheduleRow> {
+  async create(call: CallContext, body: CreateScheduleInput): Promise<ScheduleRow> {
     const { companyId, keyId } = authorOf(call);
     const now = this.clock.now();
     const rule: StoredRule = {
@@ -38,7 +58,8 @@ export class Schedules {
       maxRuns: body.maxRuns ?? null,
     };
     const p = new Problems();
-    if (body.recurrence.kind === 'ONCE' && Date.parse(body.recurrence.executeAt) <= now.getTime()) p.add('recurrence.executeAt', 'Debe ser un instante futuro.');
+    if (body.recurrence.kind === 'ONCE' && Date.parse(String(body.recurrence.executeAt)) <= now.getTime())
+      p.add('recurrence.executeAt', 'Debe ser un instante futuro.');
     else checkRule(p, rule);
     p.throwIfAny();
     return store.insert(this.db, {
@@ -59,9 +80,16 @@ export class Schedules {
     return s;
   }
 
-  async list(call: CallContext, q: { status?: ScheduleStatus | undefined; limit: number; cursor?: string | undefined }): Promise<{ items: ScheduleRow[]; nextCursor: string | null }> {
+  async list(
+    call: CallContext,
+    q: { status?: ScheduleStatus | undefined; limit: number; cursor?: string | undefined },
+  ): Promise<{ items: ScheduleRow[]; nextCursor: string | null }> {
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const rows = await store.list(this.db, authorOf(call).companyId, { limit: q.limit + 1, ...(after ? { after } : {}), ...(q.status ? { status: q.status } : {}) });
+    const rows = await store.list(this.db, authorOf(call).companyId, {
+      limit: q.limit + 1,
+      ...(after ? { after } : {}),
+      ...(q.status ? { status: q.status } : {}),
+    });
     const items = rows.slice(0, q.limit);
     const last = items[items.length - 1];
     return { items, nextCursor: rows.length > q.limit && last ? encodeCursor(last) : null };
@@ -72,7 +100,7 @@ export class Schedules {
    * makes the change becomes the schedule's author (the runs act as it). A run already started keeps
    * what it did. A CANCELLED or COMPLETED schedule answers 409 SCHEDULE_ENDED.
    */
-  async update(call: CallContext, id: string, patch: z.output<typeof UpdateScheduleBody>): Promise<ScheduleRow> {
+  async update(call: CallContext, id: string, patch: UpdateScheduleInput): Promise<ScheduleRow> {
     const { companyId, keyId } = authorOf(call);
     return this.db.tx(async (tx) => {
       const s = await store.find(tx, companyId, id, { forUpdate: true });
@@ -144,8 +172,8 @@ export class Schedules {
   }
 }
 
-function normalizedRecurrence(r: z.output<typeof CreateScheduleBody>['recurrence']): StoredRule['recurrence'] {
-  return r.kind === 'ONCE' ? { kind: 'ONCE', executeAt: new Date(r.executeAt).toISOString() } : { ...r };
+function normalizedRecurrence(r: CreateScheduleInput['recurrence']): StoredRule['recurrence'] {
+  return r.kind === 'ONCE' ? { kind: 'ONCE', executeAt: new Date(String(r.executeAt)).toISOString() } : { ...r };
 }
 
 /** The rules' own checks, with the API's field paths (a recurrence's fields under `recurrence.`). */
@@ -171,6 +199,7 @@ function encodeCursor(s: ScheduleRow): string {
 
 function decodeCursor(c: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id)) throw invalidRequest([{ path: 'cursor', message: 'No es un cursor de esta lista.' }]);
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt)) || !/^[0-9a-f-]{36}$/.test(id))
+    throw invalidRequest([{ path: 'cursor', message: 'No es un cursor de esta lista.' }]);
   return { createdAt, id };
 }

@@ -50,7 +50,14 @@ export function scheduleRunOfEvent(subject: string, payload: unknown): { company
     if (!ref?.runId || !ref.companyId || !ref.scheduleId) throw new Error(`${subject} without its run`);
     return ref;
   };
-  const base = (ref: scheduleEventsV1.ScheduleRunRef) => ({ id: ref.runId, scheduleId: ref.scheduleId, seq: ref.seq, nominalAt: ref.nominalAt, dueAt: ref.dueAt, runKey: ref.runKey });
+  const base = (ref: scheduleEventsV1.ScheduleRunRef) => ({
+    id: ref.runId,
+    scheduleId: ref.scheduleId,
+    seq: ref.seq,
+    nominalAt: ref.nominalAt,
+    dueAt: ref.dueAt,
+    runKey: ref.runKey,
+  });
   if (subject === 'schedule.run_started') {
     const e = scheduleEventsV1.ScheduleRunStarted.fromJSON(payload);
     const ref = refOf(e.run);

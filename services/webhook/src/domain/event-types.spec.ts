@@ -1,4 +1,13 @@
-import { companyEventsV1, counterpartyEventsV1, depositEventsV1, ledgerV1, policyEventsV1, scheduleEventsV1, transferEventsV1, walletEventsV1 } from '@wallet/proto';
+import {
+  companyEventsV1,
+  counterpartyEventsV1,
+  depositEventsV1,
+  ledgerV1,
+  policyEventsV1,
+  scheduleEventsV1,
+  transferEventsV1,
+  walletEventsV1,
+} from '@wallet/proto';
 import { batchToApi, counterpartyView } from '@wallet/platform';
 import { eventBody, isWebhookEventType, mapSourceEvent, webhookEventId } from './event-types.js';
 
