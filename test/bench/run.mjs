@@ -28,12 +28,17 @@
 //              (a queue of BENCH_COBROS_PAYMENTS, then BENCH_COBROS_RATE/s offered), the consumer's handle time,
 //              CPU at rest, the payments of another company (one without cobros) through the same matcher, and
 //              EXPLAIN ANALYZE of the matcher's lookups (target ≥ 500/s at 100,000, flat to 1,000,000)
+//   schedules  BENCH_SCHEDULES (10,000) one-run schedules of the 100 companies, all due at the same instant (each a
+//              1-centavo move BREB → ACH), with a second gateway process: two scheduler replicas. When each run was
+//              claimed (started) and made after it was due (target: all started within the minute), each exactly once
+//              (one run row per schedule, one ledger move per run key)
 // with p50/p99, CPU µs per operation per process (from /proc) and RSS per process after each one,
 // and prints a table with the ratios and targets. Loopback only; bounded in time.
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,policy,rate,pse,batches,statement,recon-day,cobros,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,policy,rate,pse,batches,statement,recon-day,cobros,schedules,recon)
+//   BENCH_SCHEDULES (10000)   schedules of the schedules phase, all due at the same instant
 //   BENCH_STATEMENT_LINES (1000000)  postings seeded into one wallet for the statement phase's CSV export
 //   BENCH_BATCH_ITEMS (5000)  items of the bulk payout the batches phase validates, reserves and dispatches
 //   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
@@ -94,7 +99,23 @@ const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'policy', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'cobros', 'recon'];
+const ALL_PHASES = [
+  'ceilings',
+  'idle',
+  'balance',
+  'quotes',
+  'holds',
+  'sends',
+  'policy',
+  'rate',
+  'pse',
+  'batches',
+  'statement',
+  'recon-day',
+  'cobros',
+  'schedules',
+  'recon',
+];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
@@ -1435,6 +1456,7 @@ async function main() {
       if (phase('statement')) await statementPhase({ admin });
       if (phase('recon-day')) await reconDayPhase(ctx, { admin, json, destinations });
       if (phase('cobros')) await cobrosPhase({ admin });
+      if (phase('schedules')) await schedulesPhase(ctx);
     }
 
     // Every accepted send must reach COMPLETED (no bench amount ends in 13, so none fails: a wallet
@@ -1462,6 +1484,7 @@ async function main() {
     const closing = [
       `sends: ${sentIds.length} accepted; ${pendingLeft === 0 ? `all COMPLETED (the last ${((Date.now() - settleStart) / 1000).toFixed(1)} s after the load stopped)` : `${pendingLeft} companies still had funds pending 120 s after the load stopped`}`,
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
+      ...(schedulesSummary ? [schedulesSummary] : []),
       `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${DURATION} s per measurement, concurrency ${CONC}; load generator, every process, Postgres, Redis and NATS on the same cores, loopback only; Postgres: ${OWN_PG ? `the bench's own cluster (autovacuum on)` : `the machine's server (autovacuum as it is configured there)`}`,
     ];
     writeReport(SOAK_MINUTES > 0 ? soakReport(closing) : benchReport(closing));
@@ -1470,6 +1493,105 @@ async function main() {
     await stopAll();
     if (OWN_PG) stopOwnPostgres();
     else await adminSql(`drop database if exists "${benchDb}" with (force)`).catch(() => {});
+  }
+}
+
+const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 10_000);
+/** The schedules phase's result line (in the report's closing lines). */
+let schedulesSummary;
+
+/**
+ * The scheduler (issue 42, docs/schedules.md): SCHEDULES one-run schedules (ONCE, a 1-centavo move
+ * BREB → ACH) of the 100 companies, written straight into gateway.schedules (the phase measures the
+ * scheduler, not POST /schedules), all due at the same instant 15 s ahead, and a second gateway process
+ * on the same database: two scheduler replicas claim them (`for update skip locked`) and make them.
+ * Reports how long after the due instant the runs were claimed (started) and made, and checks each
+ * was made once: one run row per schedule, one ledger move per run key.
+ */
+async function schedulesPhase({ sendCompanies }) {
+  const gatewayProc = processes.find((p) => p.name === 'gateway');
+  const replicaOps = 9208;
+  const replica = startProcess(gatewayProc, {
+    DATABASE_URL: dbUrl(benchDb),
+    BUS_NAMESPACE: `bench${process.pid}`,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'development',
+    ...Object.fromEntries(Object.entries(benchProcesses.gateway.env).map(([k, v]) => [k, String(v)])),
+    GATEWAY_PORT: '8183',
+    GATEWAY_OPS_PORT: String(replicaOps),
+    GATEWAY_MIGRATE_ON_START: 'false',
+  });
+  const db = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await db.connect();
+  try {
+    await waitReady(`http://${loc(replicaOps)}/readyz`, 'gateway (second replica)', replica);
+    groups['gateway 2'] = () => [replica.pid];
+    const keys = (
+      await db.query(
+        `select distinct on (company_id) company_id::text as company_id, id::text as id from gateway.api_keys where company_id = any($1::uuid[]) and scope = 'WRITE' and revoked_at is null`,
+        [sendCompanies.map((c) => c.id)],
+      )
+    ).rows;
+    if (keys.length !== sendCompanies.length) throw new Error(`schedules: ${keys.length} keys for ${sendCompanies.length} companies`);
+    const due = new Date(Math.ceil((Date.now() + 15_000) / 1000) * 1000);
+    const local = new Date(due.getTime() - 5 * 3_600_000).toISOString().slice(0, 16);
+    const rule = {
+      recurrence: { kind: 'ONCE', executeAt: due.toISOString() },
+      businessDayRule: 'NONE',
+      startAt: new Date().toISOString(),
+      endAt: null,
+      maxRuns: null,
+    };
+    const action = { kind: 'MOVE', from: 'BREB', to: 'ACH', amountCents: 1, description: 'bench' };
+    await db.query(
+      `insert into gateway.schedules (id, company_id, status, description, rule, action, author_kind, author_id, next_seq, next_nominal_at, next_nominal_local, next_due_at)
+       select gen_random_uuid(), k.company_id::uuid, 'ACTIVE', 'bench', $1::jsonb, $2::jsonb, 'apikey', k.id, 1, $3::timestamptz, $4, $3::timestamptz
+         from generate_series(1, $5) g join unnest($6::text[], $7::text[]) with ordinality as k(company_id, id, n) on k.n = 1 + (g % $8)`,
+      [JSON.stringify(rule), JSON.stringify(action), due.toISOString(), local, SCHEDULES, keys.map((k) => k.company_id), keys.map((k) => k.id), keys.length],
+    );
+    log(`schedules: ${SCHEDULES} schedules of ${keys.length} companies due at ${due.toISOString()}; two gateway replicas`);
+    const cpu0 = cpuSnapshot(groups);
+    const deadline = due.getTime() + 300_000;
+    for (;;) {
+      const { rows } = await db.query(`select count(*) filter (where status <> 'STARTING')::int as ended, count(*)::int as runs from gateway.schedule_runs`);
+      if (rows[0].ended >= SCHEDULES || Date.now() > deadline) break;
+      await sleep(500);
+    }
+    const cpu = cpuDelta(cpu0, cpuSnapshot(groups));
+    const r = (
+      await db.query(
+        `select count(*)::int as runs, count(distinct schedule_id)::int as schedules,
+                count(*) filter (where status = 'STARTED')::int as started, count(*) filter (where status = 'FAILED')::int as failed,
+                extract(epoch from max(claimed_at) - $1::timestamptz)::float8 as claim_max_s,
+                extract(epoch from percentile_cont(0.5) within group (order by claimed_at - $1::timestamptz))::float8 as claim_p50_s,
+                extract(epoch from max(finished_at) - $1::timestamptz)::float8 as made_max_s,
+                extract(epoch from percentile_cont(0.99) within group (order by finished_at - $1::timestamptz))::float8 as made_p99_s
+           from gateway.schedule_runs`,
+        [due.toISOString()],
+      )
+    ).rows[0];
+    const moves = (
+      await db
+        .query(
+          `select count(*)::int as n, count(distinct idempotency_key)::int as keys from ledger.postings where kind = 'move' and idempotency_key like 'move:%:schedule:%'`,
+        )
+        .catch(() => ({ rows: [{ n: null, keys: null }] }))
+    ).rows[0];
+    const met = r.runs === SCHEDULES && r.schedules === SCHEDULES && r.claim_max_s <= 60;
+    const cpuText = Object.entries(cpu)
+      .filter(([, t]) => t > 0.5)
+      .map(([n, t]) => `${n} ${t.toFixed(1)} s`)
+      .join(', ');
+    schedulesSummary =
+      `schedules: ${r.runs} runs of ${SCHEDULES} schedules due at one instant, two replicas: all claimed (started) ${r.claim_max_s.toFixed(1)} s after (median ${r.claim_p50_s.toFixed(1)} s; target ≤ 60 s: ${met ? 'met' : 'NOT met'}), ` +
+      `made ${r.made_max_s?.toFixed(1)} s after (p99 ${r.made_p99_s?.toFixed(1)} s; ${r.started} STARTED, ${r.failed} FAILED); ` +
+      `ledger moves under run keys: ${moves.n ?? '?'} (${moves.keys ?? '?'} distinct keys); CPU: ${cpuText}`;
+    log(schedulesSummary);
+    if (!met || (moves.n !== null && moves.n !== r.started)) process.exitCode = 1;
+  } finally {
+    await db.end();
+    replica.kill('SIGTERM');
+    delete groups['gateway 2'];
   }
 }
 

@@ -50,15 +50,20 @@ export interface RunRow {
   attempts: number;
   claimedAt: string;
   finishedAt: string | null;
+  /** The schedule's author as it is when the run is leased (who the run acts as). */
+  author: { kind: 'apikey' | 'user'; id: string } | null;
 }
 
 const SCHEDULE_COLUMNS = `id::text as id, company_id::text as company_id, status, description, rule, action, author_kind, author_id,
   runs_started, ${isoCol('last_nominal_at', 'last_nominal_at')}, next_seq, ${isoCol('next_nominal_at', 'next_nominal_at')}, next_nominal_local,
   ${isoCol('next_due_at', 'next_due_at')}, version, ${isoCol('created_at', 'created_at')}, ${isoCol('updated_at', 'updated_at')}`;
 
-const RUN_COLUMNS = `id::text as id, schedule_id::text as schedule_id, company_id::text as company_id, seq, ${isoCol('nominal_at', 'nominal_at')},
-  nominal_local, ${isoCol('due_at', 'due_at')}, run_key, action, status, amount_cents::text as amount_cents, transfer_id, move_id, outcome_status,
-  error_code, error_message, attempts, ${isoCol('claimed_at', 'claimed_at')}, ${isoCol('finished_at', 'finished_at')}`;
+/** A run's columns, qualified by `t` (a table alias and a dot) when the statement joins another table. */
+const runColumns = (t = '') => `${t}id::text as id, ${t}schedule_id::text as schedule_id, ${t}company_id::text as company_id, ${t}seq,
+  ${isoCol(`${t}nominal_at`, 'nominal_at')}, ${t}nominal_local, ${isoCol(`${t}due_at`, 'due_at')}, ${t}run_key, ${t}action, ${t}status,
+  ${t}amount_cents::text as amount_cents, ${t}transfer_id, ${t}move_id, ${t}outcome_status, ${t}error_code, ${t}error_message, ${t}attempts,
+  ${isoCol(`${t}claimed_at`, 'claimed_at')}, ${isoCol(`${t}finished_at`, 'finished_at')}`;
+const RUN_COLUMNS = runColumns();
 
 type Raw = Record<string, unknown>;
 const json = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
@@ -106,6 +111,7 @@ function runOf(r: Raw): RunRow {
     attempts: Number(r.attempts),
     claimedAt: String(r.claimed_at),
     finishedAt: (r.finished_at as string | null) ?? null,
+    author: r.author_kind ? { kind: r.author_kind as 'apikey' | 'user', id: String(r.author_id) } : null,
   };
 }
 
@@ -293,10 +299,14 @@ export class ScheduleStore {
     const pick = opts.ids
       ? `select id as pid from gateway.schedule_runs where id = any(?::uuid[]) and status = 'STARTING' for update skip locked`
       : `select id as pid from gateway.schedule_runs where status = 'STARTING' and lease_until <= ?::timestamptz order by lease_until limit ${Math.trunc(opts.limit)} for update skip locked`;
+    // Each run with its schedule's author as it is now (who the run acts as), in the statement that leases it.
     const rows = await q.query<Raw>(
-      `with picked as (${pick})
-       update gateway.schedule_runs set lease_until = ?::timestamptz + make_interval(secs => ?), attempts = attempts + 1
-         from picked where id = picked.pid returning ${RUN_COLUMNS}`,
+      `with picked as (${pick}),
+       leased as (
+         update gateway.schedule_runs set lease_until = ?::timestamptz + make_interval(secs => ?), attempts = attempts + 1
+           from picked where id = picked.pid returning *)
+       select ${runColumns('leased.')}, s.author_kind, s.author_id
+         from leased join gateway.schedules s on s.id = leased.schedule_id`,
       [opts.ids ? `{${opts.ids.join(',')}}` : opts.now, opts.now, opts.leaseSeconds],
     );
     return rows.map(runOf);

@@ -4,12 +4,15 @@ import type { LedgerClient } from '../../clients/ledger-client.js';
 import type { TransferClient } from '../../clients/transfer-client.js';
 import { requestHash, sendRequestOf } from '../../api/transfers/presenters.js';
 import { railToProto } from '../../api/wallets/presenters.js';
-import { ApiKeyStore } from '../../persistence/api-key.store.js';
+import { ApiKeyStore, type KeyPrincipalRow } from '../../persistence/api-key.store.js';
+
 import { ScheduleStore, type RunRow } from '../../persistence/schedule.store.js';
 import { appendRunEvent } from './schedule-events.js';
 import type { SchedulerClock } from './clock.js';
 
 const keys = new ApiKeyStore();
+/** How long a replica reuses an author key's state (its revocation reaches the runs within it). */
+const KEY_CACHE_MS = 1_000;
 const store = new ScheduleStore();
 
 /** Refusals that may pass (a service or a rail down): the run is tried again, under its key, until it gives up. */
@@ -106,11 +109,14 @@ export class RunExecutor {
     }
   }
 
-  /** The call as the schedule's author: its key must still be active, with WRITE, in an ACTIVE company. */
+  /**
+   * The call as the schedule's author (as it was when the run was leased): its key must still be active,
+   * with WRITE, in an ACTIVE company. A key's state is read at most once a second per replica (runs due
+   * together share the lookup); the API's own key cache lives up to five.
+   */
   private async callFor(run: RunRow): Promise<CallContext | null> {
-    const schedule = await store.find(this.deps.db, run.companyId, run.scheduleId);
-    if (!schedule || schedule.authorKind !== 'apikey') return null;
-    const k = await keys.findPrincipalById(this.deps.db, run.companyId, schedule.authorId);
+    if (run.author?.kind !== 'apikey') return null;
+    const k = await this.authorKey(run.companyId, run.author.id);
     if (!k || k.revoked || k.scope !== 'WRITE' || k.companyStatus !== 'ACTIVE') return null;
     return {
       requestId: `schedule-run-${run.id}`,
@@ -132,6 +138,18 @@ export class RunExecutor {
         },
       },
     };
+  }
+
+  private readonly keyCache = new Map<string, { at: number; row: Promise<KeyPrincipalRow | undefined> }>();
+  private authorKey(companyId: string, keyId: string): Promise<KeyPrincipalRow | undefined> {
+    const now = Date.now();
+    const hit = this.keyCache.get(keyId);
+    if (hit && now - hit.at < KEY_CACHE_MS) return hit.row;
+    if (this.keyCache.size > 10_000) this.keyCache.clear();
+    const row = keys.findPrincipalById(this.deps.db, companyId, keyId);
+    this.keyCache.set(keyId, { at: now, row });
+    row.catch(() => this.keyCache.delete(keyId));
+    return row;
   }
 
   private async finish(run: RunRow, o: Outcome, opts: { pause?: boolean } = {}): Promise<void> {
