@@ -32,6 +32,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'counterparty.verified',
   'counterparty.verification_failed',
   'wallet.moved',
+  'wallet.balance_low',
+  'wallet.balance_recovered',
+  'wallet.balance_high',
+  'wallet.balance_normal',
   'company.security_changed',
   'company.policy_changed',
 ] as const;

@@ -12,6 +12,9 @@ import {
   reconciliationRunView,
   walletMoveOfEvent,
   walletMoveView,
+  balanceAlertCrossingOfEvent,
+  balanceAlertEventView,
+  BALANCE_ALERT_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
   type PlatformEventType,
   type WebhookEventType,
@@ -278,6 +281,17 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     if (!e.moveId || !e.companyId) throw new Error('wallet.moved without moveId or companyId');
     const occurredAt = (src.payload as { occurredAt?: unknown } | null)?.occurredAt;
     return [make('wallet.moved', e.companyId, `wallet_move:${e.moveId}`, e.moveId, e.occurredAt, walletMoveView(walletMoveOfEvent(e, occurredAt)))];
+  }
+  if (src.subject.startsWith('wallet.balance_')) {
+    // The ledger's balance alerts (docs/balance-alerts.md): the crossing as GET /wallets/alerts/history lists it,
+    // ordered per wallet (a LOW and the RECOVERED that follows it reach an endpoint in that order).
+    const type = (Object.values(BALANCE_ALERT_EVENT_TYPES) as string[]).includes(src.subject) ? (src.subject as WebhookEventType) : undefined;
+    if (!type) return [];
+    const e = walletEventsV1.WalletBalanceAlert.fromJSON(src.payload);
+    if (!e.alertId || !e.companyId) throw new Error(`${src.subject} without alertId or companyId`);
+    const view = balanceAlertEventView(balanceAlertCrossingOfEvent(e));
+    if (view.type !== type) throw new Error(`${src.subject} carries a ${view.kind} crossing`);
+    return [make(type, e.companyId, `wallet_balance:${e.companyId}:${view.rail}`, e.alertId, new Date(view.occurredAt), view)];
   }
   if (family === 'reconciliation') {
     // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.
