@@ -15,6 +15,7 @@ import { connectReceipt } from './clients/receipt-client.js';
 import { connectReconciliation } from './clients/reconciliation-client.js';
 import { GATEWAY_APPEND_ONLY_TABLES, gatewayMigrations } from './persistence/migrations/index.js';
 import { MailOutbox, MailSender } from './app/mail-outbox.js';
+import { BalanceAlertMails } from './app/balance-alert-mails.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { SmtpMailTransport } from './mail/smtp-transport.js';
 import { OperatorStore } from './persistence/operator.store.js';
@@ -88,6 +89,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   try {
     bus = await Bus.connect({ url: config.nats.url, namespace: config.nats.namespace, name: 'gateway', logger: log, replicas: config.nats.streamReplicas });
     await bus.ensureStream('COMPANIES');
+    await bus.ensureStream('WALLETS');
   } catch (err) {
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
@@ -111,6 +113,9 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   mailSender.start();
   const mailOutbox = new MailOutbox({ secretKey: config.encryptionKey }, () => mailSender.nudge());
   const securityNotices = new SecurityNotices(mailOutbox, () => relay.nudge());
+  // Balance alerts (docs/balance-alerts.md): the ledger's wallet.balance_* become e-mails to the company's ADMINs.
+  const balanceAlertMails = new BalanceAlertMails(db, bus, mailOutbox, log.child({ component: 'balance-alert-mails' }));
+  await balanceAlertMails.start();
 
   const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs, mesh);
   const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs, mesh);
@@ -237,6 +242,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
       clearInterval(idle);
       clearTimeout(force);
       await gateway.close();
+      await balanceAlertMails.stop();
       await mailSender.stop();
       mailTransport.close();
       await relay.stop();
