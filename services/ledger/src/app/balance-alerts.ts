@@ -1,4 +1,4 @@
-import { formatInstant, PeriodicTask, type Logger } from '@wallet/platform';
+import { formatInstant, instantFromMicros, instantMicros, PeriodicTask, type Logger } from '@wallet/platform';
 import { walletEventsV1, ledgerV1 } from '@wallet/proto';
 import {
   crossings,
@@ -36,10 +36,12 @@ export const EVALUATION_BATCH = 200;
  */
 export function planEvaluation(deps: LedgerDeps, a: DueBalanceAlert): BalanceAlertPlan {
   const cs = crossings(a.state, a.availableCents, a.settings);
-  const occurredAt = formatInstant(deps.now());
+  const at = instantMicros(formatInstant(deps.now()));
   return {
     state: stateAfter(a.state, cs, a.settings),
-    crossings: cs.map((c) => {
+    crossings: cs.map((c, i) => {
+      // Two crossings of one evaluation (LOW → NORMAL → HIGH) are a microsecond apart: the history keeps their order.
+      const occurredAt = instantFromMicros(at + BigInt(i));
       const record: BalanceAlertEventRecord = {
         id: deps.newId(),
         companyId: a.companyId,
