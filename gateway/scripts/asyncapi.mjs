@@ -27,7 +27,7 @@ export const STREAMS = {
   COMPANIES: { subjects: 'company.>', owner: 'gateway' },
   COBROS: { subjects: 'cobro.>', owner: 'pse-deposit' },
   COUNTERPARTIES: { subjects: 'counterparty.>', owner: 'transfer' },
-  // The ledger's events about a company's wallets (docs/wallet-moves.md).
+  // The ledger's events about a company's wallets (docs/wallet-moves.md, docs/balance-alerts.md).
   WALLETS: { subjects: 'wallet.>', owner: 'ledger' },
   // The gateway's scheduled payouts (docs/schedules.md).
   SCHEDULES: { subjects: 'schedule.>', owner: 'gateway' },
@@ -38,6 +38,7 @@ const TRANSFER = 'wallet.events.v1.TransferEvent';
 const DEPOSIT = 'wallet.events.v1.DepositEvent';
 const COLLECT_KEY = 'wallet.events.v1.CollectKeyEvent';
 const COBRO = 'wallet.events.v1.CobroEvent';
+const ALERT = 'wallet.events.v1.WalletBalanceAlert';
 
 /** Every subject the product publishes: [subject, payload message, publishers, when]. */
 export const SUBJECTS = [
@@ -84,6 +85,25 @@ export const SUBJECTS = [
     'wallet.events.v1.ScheduleRunSkipped',
     ['gateway'],
     'A run of a schedule had nothing to do (a top-up whose wallet already held its target).',
+  ],
+  [
+    'wallet.balance_low',
+    ALERT,
+    ['ledger'],
+    "A wallet's available balance fell below its low alert threshold (state LOW; docs/balance-alerts.md). Once per crossing: not again until it recovered.",
+  ],
+  [
+    'wallet.balance_recovered',
+    ALERT,
+    ['ledger'],
+    "A LOW wallet's available balance is back at its low threshold plus the hysteresis or more (state NORMAL; docs/balance-alerts.md).",
+  ],
+  ['wallet.balance_high', ALERT, ['ledger'], "A wallet's available balance rose above its high alert threshold (state HIGH; docs/balance-alerts.md)."],
+  [
+    'wallet.balance_normal',
+    ALERT,
+    ['ledger'],
+    "A HIGH wallet's available balance is back at its high threshold minus the hysteresis or less (state NORMAL; docs/balance-alerts.md).",
   ],
   ['transfer.created', TRANSFER, ['transfer'], 'The send was accepted: funds reserved in the ledger (status PENDING).'],
   ['transfer.dispatched', TRANSFER, ['transfer'], 'The rail took it (providerTransferId set).'],

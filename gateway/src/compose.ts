@@ -49,6 +49,7 @@ import { walletMoveRoutes } from './api/wallets/moves.routes.js';
 import { scheduleRoutes } from './api/schedules/schedules.routes.js';
 import { Schedules } from './app/schedules/schedules.js';
 import { systemClock, type SchedulerClock } from './app/schedules/clock.js';
+import { balanceAlertRoutes } from './api/wallets/alerts.routes.js';
 import type { LedgerClient } from './clients/ledger-client.js';
 import type { TransferClient } from './clients/transfer-client.js';
 import type { DepositClient } from './clients/deposit-client.js';
@@ -234,6 +235,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...transactionRoutes(ledger),
     ...walletMoveRoutes(ledger),
     ...scheduleRoutes(new Schedules(db, ledger, deps.schedulerClock ?? systemClock)),
+    ...balanceAlertRoutes(ledger),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),

@@ -18,6 +18,7 @@ import { MailOutbox, MailSender } from './app/mail-outbox.js';
 import { fileClock, systemClock } from './app/schedules/clock.js';
 import { RunExecutor } from './app/schedules/run-executor.js';
 import { Scheduler } from './app/schedules/scheduler.js';
+import { BalanceAlertMails } from './app/balance-alert-mails.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { SmtpMailTransport } from './mail/smtp-transport.js';
 import { OperatorStore } from './persistence/operator.store.js';
@@ -92,6 +93,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     bus = await Bus.connect({ url: config.nats.url, namespace: config.nats.namespace, name: 'gateway', logger: log, replicas: config.nats.streamReplicas });
     await bus.ensureStream('COMPANIES');
     await bus.ensureStream('SCHEDULES');
+    await bus.ensureStream('WALLETS');
   } catch (err) {
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
@@ -115,6 +117,9 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   mailSender.start();
   const mailOutbox = new MailOutbox({ secretKey: config.encryptionKey }, () => mailSender.nudge());
   const securityNotices = new SecurityNotices(mailOutbox, () => relay.nudge());
+  // Balance alerts (docs/balance-alerts.md): the ledger's wallet.balance_* become e-mails to the company's ADMINs.
+  const balanceAlertMails = new BalanceAlertMails(db, bus, mailOutbox, log.child({ component: 'balance-alert-mails' }));
+  await balanceAlertMails.start();
 
   const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs, mesh);
   const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs, mesh);
@@ -268,6 +273,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
       clearTimeout(force);
       await schedulerTask.stop();
       await gateway.close();
+      await balanceAlertMails.stop();
       await mailSender.stop();
       mailTransport.close();
       await relay.stop();

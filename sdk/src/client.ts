@@ -6,6 +6,9 @@ import type {
   AchQuoteRequest,
   Answer,
   Balance,
+  BalanceAlertEvent,
+  BalanceAlertRequest,
+  BalanceAlertSettings,
   Batch,
   Cobro,
   CobroRequest,
@@ -145,6 +148,24 @@ class Wallets extends Resource {
    */
   move(body: WalletMoveRequest, opts?: CallOptions): Promise<WalletMove> {
     return this.t.run('createWalletMove', opts, (init: Init) => this.api.POST('/wallets/moves', { body, ...init }));
+  }
+  /** Both wallets' balance alerts (docs/balance-alerts.md): settings and state, BREB then ACH. */
+  alerts(opts?: CallOptions): Promise<BalanceAlertSettings[]> {
+    return this.t
+      .run('getWalletBalanceAlerts', opts, (init: Init) => this.api.GET('/wallets/alerts', init))
+      .then((r) => (r as Answer<'getWalletBalanceAlerts'>).items);
+  }
+  /** Sets a wallet's balance alert (low 0 or null with no high removes it); answers it as it stands, already evaluated. */
+  setAlert(rail: 'BREB' | 'ACH', body: BalanceAlertRequest, opts?: CallOptions): Promise<BalanceAlertSettings> {
+    return this.t.run('setWalletBalanceAlert', opts, (init: Init) => this.api.PUT('/wallets/{rail}/alerts', { params: { path: { rail } }, body, ...init }));
+  }
+  /** Every balance alert raised (newest first), page by page as you iterate. */
+  alertHistory(query: ListQuery<'listWalletBalanceAlertEvents'> = {}, opts?: CallOptions): Paginator<BalanceAlertEvent> {
+    return new Paginator<BalanceAlertEvent>((cursor) =>
+      this.t.run('listWalletBalanceAlertEvents', opts, (init: Init) =>
+        this.api.GET('/wallets/alerts/history', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
+    );
   }
   /** One move between the company's wallets (another company's: 404 WALLET_MOVE_NOT_FOUND). */
   getMove(id: string, opts?: CallOptions): Promise<WalletMove> {

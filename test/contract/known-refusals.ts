@@ -24,6 +24,7 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   'sendTransfer targetDocument', // ACH: when given, the account's own document (destination.bankAccount.documentNumber)
   'createCobro expiresAt', // at least a minute ahead (COBRO_MIN_TTL_SECONDS), at most a year
   'createCobro maxAmountCents', // not below minAmountCents
+  'setWalletBalanceAlert highThresholdCents', // above lowThresholdCents + hysteresisCents
 
   // Depends on the installation and the caller: an invitation (always in production, always for a
   // named operator) takes no password; the document cannot know which enrolment is configured.

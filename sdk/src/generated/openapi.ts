@@ -296,6 +296,80 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/wallets/alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Both wallets' balance alerts and their state
+     * @description Per wallet, a low threshold and optionally a high one, with hysteresis (docs/balance-alerts.md). The ledger checks each wallet that moved within about a second: when the available balance falls below the low threshold the wallet enters `LOW` (webhook `wallet.balance_low`, an e-mail to the company's dashboard ADMINs) and leaves it only once it is back at low + hysteresis (`wallet.balance_recovered`); above the high threshold it enters `HIGH` (`wallet.balance_high`) until it is back at high − hysteresis (`wallet.balance_normal`). Each crossing alerts once.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getWalletBalanceAlerts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/wallets/{rail}/alerts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set (or remove) a wallet's balance alert
+     * @description Per wallet, a low threshold and optionally a high one, with hysteresis (docs/balance-alerts.md). The ledger checks each wallet that moved within about a second: when the available balance falls below the low threshold the wallet enters `LOW` (webhook `wallet.balance_low`, an e-mail to the company's dashboard ADMINs) and leaves it only once it is back at low + hysteresis (`wallet.balance_recovered`); above the high threshold it enters `HIGH` (`wallet.balance_high`) until it is back at high − hysteresis (`wallet.balance_normal`). Each crossing alerts once.
+     *
+     *     The new settings are evaluated at once: a wallet already below a new low threshold answers `state: LOW` and alerts now, once. Setting the same values again alerts nothing. A wallet not provisioned yet may have its alert set: it is evaluated once the wallet exists.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    put: operations['setWalletBalanceAlert'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/wallets/alerts/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The balance alerts raised, newest first
+     * @description Every crossing of a threshold (docs/balance-alerts.md), as its webhook carried it. Cursor pagination: `cursor` = the previous `nextCursor`.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listWalletBalanceAlertEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/wallets/transactions/{id}/receipt.pdf': {
     parameters: {
       query?: never;
@@ -1547,6 +1621,61 @@ export interface components {
         currency: 'COP';
       };
     };
+    BalanceAlertEvent: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description The webhook this crossing was delivered as.
+       * @enum {string}
+       */
+      type: 'wallet.balance_low' | 'wallet.balance_recovered' | 'wallet.balance_high' | 'wallet.balance_normal';
+      /** @enum {string} */
+      rail: 'BREB' | 'ACH';
+      /** @enum {string} */
+      kind: 'LOW' | 'RECOVERED' | 'HIGH' | 'NORMAL';
+      /** @description The state the wallet entered. */
+      state: components['schemas']['BalanceAlertState'];
+      /** @description The available balance that crossed (may be negative after a reversal). */
+      availableCents: string;
+      /** @description The threshold crossed: the low one for LOW/RECOVERED, the high one for HIGH/NORMAL. */
+      thresholdCents: number;
+      lowThresholdCents: number | null;
+      highThresholdCents: number | null;
+      hysteresisCents: number;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      occurredAt: string;
+    };
+    BalanceAlertEventPage: {
+      items: components['schemas']['BalanceAlertEvent'][];
+      nextCursor: string | null;
+      hasMore: boolean;
+    };
+    BalanceAlertSettings: {
+      /** @enum {string} */
+      rail: 'BREB' | 'ACH';
+      /** @description false: no alert on this wallet (the thresholds are null). */
+      enabled: boolean;
+      lowThresholdCents: number | null;
+      highThresholdCents: number | null;
+      hysteresisCents: number;
+      state: components['schemas']['BalanceAlertState'];
+      /** @description The wallet's available balance now ("0" when the wallet is not provisioned). */
+      availableCents: string;
+      /** @description When the settings were last set; null when not enabled. */
+      updatedAt: string | null;
+    };
+    /**
+     * @description NORMAL, LOW (available fell below the low threshold, not yet back at low + hysteresis), HIGH (above the high threshold, not yet back at high − hysteresis).
+     * @enum {string}
+     */
+    BalanceAlertState: 'NORMAL' | 'LOW' | 'HIGH';
+    BalanceAlerts: {
+      /** @description Both wallets, BREB then ACH, set or not. */
+      items: components['schemas']['BalanceAlertSettings'][];
+    };
     BalanceAt: {
       /** @enum {string} */
       rail: 'BREB' | 'ACH';
@@ -2329,6 +2458,10 @@ export interface components {
         | 'schedule.run_started'
         | 'schedule.run_failed'
         | 'schedule.run_skipped'
+        | 'wallet.balance_low'
+        | 'wallet.balance_recovered'
+        | 'wallet.balance_high'
+        | 'wallet.balance_normal'
         | 'company.security_changed'
         | 'company.policy_changed'
       )[];
@@ -2719,6 +2852,24 @@ export interface components {
       description?: string;
       when: components['schemas']['PolicyConditions'];
       then: components['schemas']['PolicyOutcome'];
+    };
+    /** @description The alert of one wallet. `lowThresholdCents` 0 or null with no `highThresholdCents` removes it (its history stays). */
+    PutBalanceAlertRequest: {
+      /**
+       * @description Alert when the available balance falls below this (centavos, JSON integer). `0` or `null`: no low threshold.
+       * @example 500000000
+       */
+      lowThresholdCents: number | null;
+      /**
+       * @description Alert when the available balance rises above this. Absent or `null`: none. Must be greater than lowThresholdCents + hysteresisCents.
+       * @example 5000000000
+       */
+      highThresholdCents?: number | null;
+      /**
+       * @description Default 0. A LOW wallet recovers only once available ≥ low + hysteresis; a HIGH one goes back to normal only once available ≤ high − hysteresis: a balance hovering around a threshold alerts once.
+       * @example 50000000
+       */
+      hysteresisCents?: number;
     };
     Quote: {
       amount: number;
@@ -3414,6 +3565,10 @@ export interface components {
         | 'schedule.run_started'
         | 'schedule.run_failed'
         | 'schedule.run_skipped'
+        | 'wallet.balance_low'
+        | 'wallet.balance_recovered'
+        | 'wallet.balance_high'
+        | 'wallet.balance_normal'
         | 'company.security_changed'
         | 'company.policy_changed'
       )[];
@@ -6337,6 +6492,521 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'SCHEDULE_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getWalletBalanceAlerts: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description BREB then ACH, set or not. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "availableCents": "398000000",
+           *           "enabled": true,
+           *           "highThresholdCents": null,
+           *           "hysteresisCents": 10000000,
+           *           "lowThresholdCents": 500000000,
+           *           "rail": "BREB",
+           *           "state": "LOW",
+           *           "updatedAt": "2026-11-29T14:02:11.604218Z"
+           *         },
+           *         {
+           *           "availableCents": "1250000000",
+           *           "enabled": true,
+           *           "highThresholdCents": 5000000000,
+           *           "hysteresisCents": 50000000,
+           *           "lowThresholdCents": 200000000,
+           *           "rail": "ACH",
+           *           "state": "NORMAL",
+           *           "updatedAt": "2026-11-29T13:58:40.117302Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['BalanceAlerts'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  setWalletBalanceAlert: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        rail: 'BREB' | 'ACH';
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "highThresholdCents": 5000000000,
+         *       "hysteresisCents": 50000000,
+         *       "lowThresholdCents": 200000000
+         *     }
+         */
+        'application/json': components['schemas']['PutBalanceAlertRequest'];
+      };
+    };
+    responses: {
+      /** @description The wallet’s alert as it stands now. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "availableCents": "1250000000",
+           *       "enabled": true,
+           *       "highThresholdCents": 5000000000,
+           *       "hysteresisCents": 50000000,
+           *       "lowThresholdCents": 200000000,
+           *       "rail": "ACH",
+           *       "state": "NORMAL",
+           *       "updatedAt": "2026-11-29T13:58:40.117302Z"
+           *     }
+           */
+          'application/json': components['schemas']['BalanceAlertSettings'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listWalletBalanceAlertEvents: {
+    parameters: {
+      query?: {
+        rail?: 'BREB' | 'ACH';
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of crossings. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "hasMore": false,
+           *       "items": [
+           *         {
+           *           "availableCents": "510000000",
+           *           "highThresholdCents": null,
+           *           "hysteresisCents": 10000000,
+           *           "id": "0b7d5c1e-6a2f-4e8b-9c3d-1f5a7e9b2c40",
+           *           "kind": "RECOVERED",
+           *           "lowThresholdCents": 500000000,
+           *           "occurredAt": "2026-11-29T16:20:05.318000Z",
+           *           "rail": "BREB",
+           *           "state": "NORMAL",
+           *           "thresholdCents": 500000000,
+           *           "type": "wallet.balance_recovered"
+           *         },
+           *         {
+           *           "availableCents": "400000000",
+           *           "highThresholdCents": null,
+           *           "hysteresisCents": 10000000,
+           *           "id": "7e3a9f20-4c1b-4d6e-8a5f-2b9c0d7e1f36",
+           *           "kind": "LOW",
+           *           "lowThresholdCents": 500000000,
+           *           "occurredAt": "2026-11-29T14:03:47.902000Z",
+           *           "rail": "BREB",
+           *           "state": "LOW",
+           *           "thresholdCents": 500000000,
+           *           "type": "wallet.balance_low"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['BalanceAlertEventPage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
           };
         };
       };

@@ -12,6 +12,7 @@ import {
 import { ledgerV1 } from '@wallet/proto';
 import { ledgerDeps } from './app/deps.js';
 import { ledgerUseCases } from './app/use-cases.js';
+import { BalanceAlertEvaluator } from './app/balance-alerts.js';
 import { ledgerHandlers, ledgerAccess } from './grpc/ledger.handlers.js';
 import { SqlLedgerStore } from './persistence/ledger.store.js';
 import { ledgerMigrations } from './persistence/migrations/index.js';
@@ -35,6 +36,8 @@ export interface LedgerRuntimeOptions {
   /** NODE_ENV=production: a database role that could rewrite history is refused at start. */
   production?: boolean;
   poolMax: number;
+  /** How often wallets that moved are checked against their balance alerts (BALANCE_ALERT_INTERVAL_MS). */
+  balanceAlertIntervalMs?: number;
   logger: Logger;
 }
 
@@ -83,10 +86,15 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     // Fee schedules from memory, kept current by their change feed (a quote or a send reads no table for them).
     await store.watchFeeConfigs(log);
     scope.defer(() => store.stopWatchingFeeConfigs());
-    const uc = ledgerUseCases(ledgerDeps(store, relay));
+    const deps = ledgerDeps(store, relay);
+    // Balance alerts (docs/balance-alerts.md): evaluated beside the posting path, never in it.
+    const evaluator = new BalanceAlertEvaluator(deps, { intervalMs: o.balanceAlertIntervalMs ?? 1000 }, log);
+    const uc = ledgerUseCases(deps, { evaluator });
     const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log, ledgerAccess, o.mesh);
     const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(5_000));
+    evaluator.start();
+    scope.defer(() => evaluator.stop());
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort }, 'ledger started');

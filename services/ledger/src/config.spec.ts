@@ -11,6 +11,7 @@ describe('ledger config', () => {
       LEDGER_OPS_PORT: 9101,
       LEDGER_MIGRATE_ON_START: true,
       LEDGER_DB_POOL_MAX: 10,
+      BALANCE_ALERT_INTERVAL_MS: 1000,
       NATS_URL: 'nats://127.0.0.1:4222',
       BUS_NAMESPACE: '',
     });

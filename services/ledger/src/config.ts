@@ -10,6 +10,8 @@ export const ledgerEnvSchema = baseEnvSchema.extend({
   LEDGER_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   /** Postgres connections; the hot path is one statement per call, so a small pool saturates the database. */
   LEDGER_DB_POOL_MAX: env.int(10, 1),
+  /** How often wallets that moved are checked against their balance alerts (docs/balance-alerts.md). */
+  BALANCE_ALERT_INTERVAL_MS: env.int(1000, 50),
 });
 
 export type LedgerConfig = Omit<z.infer<typeof ledgerEnvSchema>, 'LEDGER_MIGRATE_ON_START'> & { LEDGER_MIGRATE_ON_START: boolean };

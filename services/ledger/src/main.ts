@@ -27,6 +27,7 @@ try {
     migrateOnStart: config.LEDGER_MIGRATE_ON_START,
     production: config.NODE_ENV === 'production',
     poolMax: config.LEDGER_DB_POOL_MAX,
+    balanceAlertIntervalMs: config.BALANCE_ALERT_INTERVAL_MS,
     logger: log,
   });
   onShutdown(log, [['ledger', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);

@@ -24,6 +24,8 @@ export async function startLedger(opts: {
   port?: number;
   logLevel?: string;
   mesh?: MeshTls;
+  /** BALANCE_ALERT_INTERVAL_MS (default 1000). */
+  balanceAlertIntervalMs?: number;
 }): Promise<StartedLedger> {
   const runtime = await composeLedger({
     mesh: opts.mesh ?? devMeshTls('ledger'),
@@ -34,6 +36,7 @@ export async function startLedger(opts: {
     grpcPort: opts.port ?? 0,
     opsPort: null,
     migrateOnStart: true,
+    ...(opts.balanceAlertIntervalMs ? { balanceAlertIntervalMs: opts.balanceAlertIntervalMs } : {}),
     poolMax: 6, // a test stack runs every service in one process, two files at a time
     logger: createLogger('ledger', opts.logLevel ?? 'silent'),
   });

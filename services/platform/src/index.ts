@@ -42,6 +42,7 @@ export * from './presenters/deposit.js';
 export * from './presenters/reconciliation.js';
 export * from './presenters/webhook-event-types.js';
 export * from './presenters/wallet-move.js';
+export * from './presenters/balance-alert.js';
 export * from './time/instant.js';
 export * from './state-machine/state-table.js';
 export * from './returns/index.js';

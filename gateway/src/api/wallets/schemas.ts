@@ -210,3 +210,79 @@ export const WalletMoveSchema = z
     createdAt: instant().meta({ description: 'When both legs were posted (UTC, microseconds, as the movements show it).' }),
   })
   .meta({ id: 'WalletMove' });
+
+// ---- Balance alerts (docs/balance-alerts.md) ----
+
+/** The largest threshold or hysteresis: what a JSON number holds exactly (2^53 − 1 centavos). */
+const MAX_ALERT_CENTS = Number.MAX_SAFE_INTEGER;
+const BalanceAlertStateSchema = z.enum(['NORMAL', 'LOW', 'HIGH']).meta({
+  id: 'BalanceAlertState',
+  description:
+    'NORMAL, LOW (available fell below the low threshold, not yet back at low + hysteresis), HIGH (above the high threshold, not yet back at high − hysteresis).',
+});
+
+export const PutBalanceAlertBody = z
+  .strictObject({
+    lowThresholdCents: centsSchema(0, MAX_ALERT_CENTS).nullable().meta({
+      description: 'Alert when the available balance falls below this (centavos, JSON integer). `0` or `null`: no low threshold.',
+      example: 500_000_000,
+    }),
+    highThresholdCents: centsSchema(1, MAX_ALERT_CENTS).nullable().optional().meta({
+      description: 'Alert when the available balance rises above this. Absent or `null`: none. Must be greater than lowThresholdCents + hysteresisCents.',
+      example: 5_000_000_000,
+    }),
+    hysteresisCents: centsSchema(0, MAX_ALERT_CENTS).optional().meta({
+      description:
+        'Default 0. A LOW wallet recovers only once available ≥ low + hysteresis; a HIGH one goes back to normal only once available ≤ high − hysteresis: a balance hovering around a threshold alerts once.',
+      example: 50_000_000,
+    }),
+  })
+  .superRefine((b, ctx) => {
+    const low = b.lowThresholdCents ?? 0;
+    const h = b.hysteresisCents ?? 0;
+    if (b.highThresholdCents != null && b.highThresholdCents <= low + h)
+      ctx.addIssue({ code: 'custom', path: ['highThresholdCents'], message: 'Debe ser mayor que lowThresholdCents + hysteresisCents.' });
+  })
+  .meta({
+    id: 'PutBalanceAlertRequest',
+    description: 'The alert of one wallet. `lowThresholdCents` 0 or null with no `highThresholdCents` removes it (its history stays).',
+  });
+
+export const BalanceAlertSettingsSchema = z
+  .object({
+    rail: z.enum(WALLETS),
+    enabled: z.boolean().meta({ description: 'false: no alert on this wallet (the thresholds are null).' }),
+    lowThresholdCents: centsNumber(MAX_ALERT_CENTS).min(1).nullable(),
+    highThresholdCents: centsNumber(MAX_ALERT_CENTS).min(1).nullable(),
+    hysteresisCents: centsNumber(MAX_ALERT_CENTS),
+    state: BalanceAlertStateSchema,
+    availableCents: centsString().meta({ description: 'The wallet\'s available balance now ("0" when the wallet is not provisioned).' }),
+    updatedAt: instant().nullable().meta({ description: 'When the settings were last set; null when not enabled.' }),
+  })
+  .meta({ id: 'BalanceAlertSettings' });
+
+export const BalanceAlertsSchema = z
+  .object({ items: z.array(BalanceAlertSettingsSchema).meta({ description: 'Both wallets, BREB then ACH, set or not.' }) })
+  .meta({ id: 'BalanceAlerts' });
+
+export const BalanceAlertEventSchema = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    type: z
+      .enum(['wallet.balance_low', 'wallet.balance_recovered', 'wallet.balance_high', 'wallet.balance_normal'])
+      .meta({ description: 'The webhook this crossing was delivered as.' }),
+    rail: z.enum(WALLETS),
+    kind: z.enum(['LOW', 'RECOVERED', 'HIGH', 'NORMAL']),
+    state: BalanceAlertStateSchema.meta({ description: 'The state the wallet entered.' }),
+    availableCents: centsString().meta({ description: 'The available balance that crossed (may be negative after a reversal).' }),
+    thresholdCents: centsNumber(MAX_ALERT_CENTS).meta({ description: 'The threshold crossed: the low one for LOW/RECOVERED, the high one for HIGH/NORMAL.' }),
+    lowThresholdCents: centsNumber(MAX_ALERT_CENTS).min(1).nullable(),
+    highThresholdCents: centsNumber(MAX_ALERT_CENTS).min(1).nullable(),
+    hysteresisCents: centsNumber(MAX_ALERT_CENTS),
+    occurredAt: instant(),
+  })
+  .meta({ id: 'BalanceAlertEvent' });
+
+export const BalanceAlertEventPageSchema = z
+  .object({ items: z.array(BalanceAlertEventSchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+  .meta({ id: 'BalanceAlertEventPage' });

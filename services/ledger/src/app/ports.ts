@@ -3,6 +3,7 @@ import type { Entry, PostingKind, StoredPostingKind } from '../domain/postings.j
 import type { FeeSchedule } from '../domain/fees.js';
 import type { FeeOperation, MovementRail, WalletRail } from '../domain/rails.js';
 import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
+import type { BalanceAlertKind, BalanceAlertSettings, BalanceAlertState } from '../domain/balance-alerts.js';
 
 /** What the application needs from storage (implemented by persistence/ledger.store.ts). */
 
@@ -298,6 +299,63 @@ export interface LedgerStore {
   upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord>;
 
   checkInvariants(): Promise<InvariantReport>;
+
+  /**
+   * Balance alerts (docs/balance-alerts.md). Sets a wallet's thresholds: its next evaluation is due at
+   * once (evaluated_version reset), and a state whose threshold is gone goes back to NORMAL.
+   */
+  upsertBalanceAlert(companyId: string, rail: WalletRail, s: BalanceAlertSettings): Promise<void>;
+  /** Removes a wallet's alert (its history stays). */
+  deleteBalanceAlert(companyId: string, rail: WalletRail): Promise<void>;
+  /** The company's alerts, with each wallet's available balance (both rails listed, set or not). */
+  balanceAlerts(companyId: string): Promise<BalanceAlertRecord[]>;
+  /**
+   * One evaluation pass in ONE transaction: locks (`for update skip locked`) up to `limit` alerts whose
+   * wallet moved since their last evaluation (of one wallet only, when `only` is set), asks `plan` for
+   * each, and writes its new state (guarded by the old one), its history rows and its events. Returns
+   * how many crossings were written.
+   */
+  evaluateBalanceAlerts(limit: number, plan: (a: DueBalanceAlert) => BalanceAlertPlan, only?: { companyId: string; rail: WalletRail }): Promise<number>;
+  listBalanceAlertEvents(companyId: string, rail: WalletRail | undefined, limit: number, after?: MovementCursor): Promise<BalanceAlertEventRecord[]>;
+}
+
+export interface BalanceAlertRecord {
+  rail: WalletRail;
+  /** null: no alert set on this wallet. */
+  settings: BalanceAlertSettings | null;
+  state: BalanceAlertState;
+  updatedAt: Instant | null;
+  walletExists: boolean;
+  availableCents: bigint;
+}
+
+/** An alert due for evaluation, with its wallet's balance as read in the evaluation's transaction. */
+export interface DueBalanceAlert {
+  companyId: string;
+  rail: WalletRail;
+  settings: BalanceAlertSettings;
+  state: BalanceAlertState;
+  availableCents: bigint;
+  version: bigint;
+}
+
+export interface BalanceAlertEventRecord {
+  id: string;
+  companyId: string;
+  rail: WalletRail;
+  kind: BalanceAlertKind;
+  state: BalanceAlertState;
+  availableCents: bigint;
+  thresholdCents: bigint;
+  settings: BalanceAlertSettings;
+  walletVersion: bigint;
+  occurredAt: Instant;
+}
+
+/** What an evaluation decided for one alert: its state now, and one history row and event per crossing. */
+export interface BalanceAlertPlan {
+  state: BalanceAlertState;
+  crossings: Array<{ record: BalanceAlertEventRecord; event: OutboxEvent }>;
 }
 
 /** Publishes outbox rows after commit (the relay); nudged after every commit that wrote events. */

@@ -1,4 +1,5 @@
 import { ChargeFee } from './charge-fee.js';
+import { GetBalanceAlerts, ListBalanceAlertEvents, SetBalanceAlert, type BalanceAlertEvaluator } from './balance-alerts.js';
 import { GetMove, MoveFunds } from './move-funds.js';
 import { CheckInvariants } from './check-invariants.js';
 import { CommitHold } from './commit-hold.js';
@@ -26,8 +27,8 @@ import { SetMovementStatus, SetMovementStatuses } from './set-movement-status.js
 import { StreamStatement } from './stream-statement.js';
 import { VoidReserve } from './void-reserve.js';
 
-/** Every use case of the ledger, built once from the same ports. */
-export function ledgerUseCases(deps: LedgerDeps) {
+/** Every use case of the ledger, built once from the same ports (the alert evaluator is composed beside them: it runs on its own). */
+export function ledgerUseCases(deps: LedgerDeps, alerts: { evaluator: Pick<BalanceAlertEvaluator, 'evaluate'> }) {
   return {
     openWallets: new OpenWallets(deps),
     getBalances: new GetBalances(deps),
@@ -61,6 +62,10 @@ export function ledgerUseCases(deps: LedgerDeps) {
     listMovements: new ListMovements(deps),
     getMovement: new GetMovement(deps),
     checkInvariants: new CheckInvariants(deps),
+    // balance alerts (docs/balance-alerts.md)
+    setBalanceAlert: new SetBalanceAlert(deps, alerts.evaluator),
+    getBalanceAlerts: new GetBalanceAlerts(deps),
+    listBalanceAlertEvents: new ListBalanceAlertEvents(deps),
   };
 }
 export type LedgerUseCases = ReturnType<typeof ledgerUseCases>;

@@ -3,6 +3,8 @@ import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
 import {
+  balanceAlertEventToProto,
+  balanceAlertToProto,
   feeConfigToProto,
   feeFromProto,
   feeOperationName,
@@ -319,6 +321,30 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return movementToProto(await uc.getMovement.execute(ctx.companyId, { id: req.id }));
     },
 
+    async setBalanceAlert(req, ctx) {
+      return balanceAlertToProto(
+        await uc.setBalanceAlert.execute(ctx.companyId, {
+          rail: railName(req.rail),
+          lowThresholdCents: req.lowThresholdCents,
+          ...opt('highThresholdCents', req.highThresholdCents),
+          hysteresisCents: req.hysteresisCents,
+        }),
+      );
+    },
+
+    async getBalanceAlerts(_req, ctx) {
+      return { alerts: (await uc.getBalanceAlerts.execute(ctx.companyId)).map(balanceAlertToProto) };
+    },
+
+    async listBalanceAlertEvents(req, ctx) {
+      const r = await uc.listBalanceAlertEvents.execute(ctx.companyId, {
+        ...opt('rail', req.rail === undefined ? undefined : railName(req.rail)),
+        limit: req.limit,
+        ...opt('cursor', req.cursor),
+      });
+      return { items: r.items.map(balanceAlertEventToProto), hasMore: r.hasMore, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+
     async checkInvariants() {
       const r = await uc.checkInvariants.execute();
       return { ok: r.ok, violations: r.violations, postings: r.postings, entries: r.entries, wallets: r.wallets };
@@ -367,6 +393,10 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   reserveReturn: ['collect-key', 'pse-deposit'],
   commitReturn: ['collect-key', 'pse-deposit'],
   releaseReturn: ['collect-key', 'pse-deposit'],
+  // balance alerts (docs/balance-alerts.md): API clients and the dashboard through the gateway
+  setBalanceAlert: ['gateway'],
+  getBalanceAlerts: ['gateway'],
+  listBalanceAlertEvents: ['gateway'],
   // the invariant report: operator tools
   checkInvariants: ['ops'],
 };

@@ -4,7 +4,8 @@ import { DETAIL_FIELDS, type Hold, type Movement, type MovementDetails } from '.
 import type { MovementSpecCommand } from '../app/movement-spec.js';
 import type { ReserveCommand } from '../app/reserve-funds.js';
 import type { MoveResult } from '../app/move-funds.js';
-import type { FeeConfigRecord, WalletBalance } from '../app/ports.js';
+import type { BalanceAlertEventRecord, BalanceAlertRecord, FeeConfigRecord, WalletBalance } from '../app/ports.js';
+import { protoAlertKind, protoAlertState } from '../app/balance-alerts.js';
 
 /**
  * proto ⇄ application values. Proto enums are string enums ('RAIL_BREB'); the application speaks
@@ -140,5 +141,34 @@ export function feeConfigToProto(c: FeeConfigRecord): ledgerV1.FeeConfig {
     fixedFeeCents: c.fixedFeeCents,
     variableBps: c.variableBps,
     updatedAt: c.updatedAt,
+  };
+}
+
+export function balanceAlertToProto(a: BalanceAlertRecord): ledgerV1.BalanceAlert {
+  return {
+    rail: toProtoRail(a.rail),
+    enabled: a.settings !== null,
+    lowThresholdCents: a.settings?.low ?? 0n,
+    ...(a.settings?.high != null ? { highThresholdCents: a.settings.high } : {}),
+    hysteresisCents: a.settings?.hysteresis ?? 0n,
+    state: protoAlertState(a.state),
+    ...(a.updatedAt ? { updatedAt: a.updatedAt } : {}),
+    walletExists: a.walletExists,
+    availableCents: a.availableCents,
+  };
+}
+
+export function balanceAlertEventToProto(e: BalanceAlertEventRecord): ledgerV1.BalanceAlertEvent {
+  return {
+    id: e.id,
+    rail: toProtoRail(e.rail),
+    kind: protoAlertKind(e.kind),
+    state: protoAlertState(e.state),
+    availableCents: e.availableCents,
+    thresholdCents: e.thresholdCents,
+    lowThresholdCents: e.settings.low,
+    ...(e.settings.high !== null ? { highThresholdCents: e.settings.high } : {}),
+    hysteresisCents: e.settings.hysteresis,
+    occurredAt: e.occurredAt,
   };
 }

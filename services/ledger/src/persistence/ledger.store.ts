@@ -11,6 +11,10 @@ import {
   type PreparedTx,
 } from '@wallet/platform';
 import type {
+  BalanceAlertEventRecord,
+  BalanceAlertPlan,
+  BalanceAlertRecord,
+  DueBalanceAlert,
   BalanceAt,
   BatchOutcome,
   BatchPostingWrite,
@@ -32,6 +36,7 @@ import type {
   StoredPosting,
   WalletBalance,
 } from '../app/ports.js';
+import type { BalanceAlertKind, BalanceAlertSettings, BalanceAlertState } from '../domain/balance-alerts.js';
 import type { FeeSchedule } from '../domain/fees.js';
 import type { Movement, MovementStatus } from '../domain/movements.js';
 import type { PostingKind, StoredPostingKind } from '../domain/postings.js';
@@ -583,7 +588,164 @@ export class SqlLedgerStore implements LedgerStore {
   checkInvariants(): Promise<InvariantReport> {
     return checkInvariants(this.db);
   }
+
+  // ---- Balance alerts (docs/balance-alerts.md) ----
+
+  async upsertBalanceAlert(companyId: string, rail: WalletRail, a: BalanceAlertSettings): Promise<void> {
+    await this.run(
+      `insert into ledger.balance_alerts (company_id, rail, low_cents, high_cents, hysteresis_cents)
+       values (?, ?, ?::bigint, ?::bigint, ?::bigint)
+       on conflict (company_id, rail) do update
+         set low_cents = excluded.low_cents, high_cents = excluded.high_cents, hysteresis_cents = excluded.hysteresis_cents,
+             state = case when (balance_alerts.state = 'LOW' and excluded.low_cents = 0) or (balance_alerts.state = 'HIGH' and excluded.high_cents is null)
+                          then 'NORMAL' else balance_alerts.state end,
+             evaluated_version = -1, updated_at = now()`,
+      [companyId, rail, a.low.toString(), a.high === null ? null : a.high.toString(), a.hysteresis.toString()],
+    );
+  }
+
+  async deleteBalanceAlert(companyId: string, rail: WalletRail): Promise<void> {
+    await this.run('delete from ledger.balance_alerts where company_id = ? and rail = ?', [companyId, rail]);
+  }
+
+  async balanceAlerts(companyId: string): Promise<BalanceAlertRecord[]> {
+    const rows = await this.run<AlertRow & { has_alert: boolean; wallet_exists: boolean; updated_at: string | null }>(
+      `select r.rail, a.company_id is not null as has_alert, a.low_cents::text as low_cents, a.high_cents::text as high_cents,
+              a.hysteresis_cents::text as hysteresis_cents, coalesce(a.state, 'NORMAL') as state, ${isoUs('a.updated_at')} as updated_at,
+              w.company_id is not null as wallet_exists, coalesce(w.available_cents, 0)::text as available_cents, coalesce(w.version, 0)::text as version
+         from unnest(array['BREB', 'ACH']::text[]) with ordinality as r(rail, n)
+         left join ledger.balance_alerts a on a.company_id = ? and a.rail = r.rail
+         left join ledger.wallets w on w.company_id = ? and w.rail = r.rail
+        order by r.n`,
+      [companyId, companyId],
+    );
+    return rows.map((r) => ({
+      rail: r.rail,
+      settings: r.has_alert ? alertSettings(r) : null,
+      state: r.state,
+      updatedAt: r.has_alert ? r.updated_at : null,
+      walletExists: r.wallet_exists,
+      availableCents: centsFromDb(r.available_cents),
+    }));
+  }
+
+  async evaluateBalanceAlerts(limit: number, plan: (a: DueBalanceAlert) => BalanceAlertPlan, only?: { companyId: string; rail: WalletRail }): Promise<number> {
+    return this.db.preparedTx(async (tx) => {
+      // The wallet row is read, never locked: the posting path is not slowed. Its version is
+      // recorded as evaluated, so a posting committed after this read is seen by the next pass.
+      const due = await tx.query<AlertRow & { company_id: string }>(
+        `select a.company_id, a.rail, a.low_cents::text as low_cents, a.high_cents::text as high_cents, a.hysteresis_cents::text as hysteresis_cents,
+                a.state, w.available_cents::text as available_cents, w.version::text as version
+           from ledger.balance_alerts a join ledger.wallets w on w.company_id = a.company_id and w.rail = a.rail
+          where w.version > a.evaluated_version ${only ? 'and a.company_id = ? and a.rail = ?' : ''}
+          order by a.updated_at
+          limit ?
+          for update of a skip locked`,
+        only ? [only.companyId, only.rail, limit] : [limit],
+      );
+      let written = 0;
+      for (const r of due) {
+        const a: DueBalanceAlert = {
+          companyId: r.company_id,
+          rail: r.rail,
+          settings: alertSettings(r),
+          state: r.state,
+          availableCents: centsFromDb(r.available_cents),
+          version: BigInt(r.version),
+        };
+        const p = plan(a);
+        // Locked above; the state guard says the same again (a replica that won it first left another state).
+        const won = await tx.query(
+          `update ledger.balance_alerts set state = ?, evaluated_version = ?::bigint
+            where company_id = ? and rail = ? and state = ? returning 1`,
+          [p.state, a.version.toString(), a.companyId, a.rail, a.state],
+        );
+        if (won.length === 0) continue;
+        for (const c of p.crossings) {
+          const e = c.record;
+          await tx.query(
+            `insert into ledger.balance_alert_events
+               (id, company_id, rail, kind, state, available_cents, threshold_cents, low_cents, high_cents, hysteresis_cents, wallet_version, occurred_at)
+             values (?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?::timestamptz)`,
+            [
+              e.id,
+              e.companyId,
+              e.rail,
+              e.kind,
+              e.state,
+              e.availableCents.toString(),
+              e.thresholdCents.toString(),
+              e.settings.low.toString(),
+              e.settings.high === null ? null : e.settings.high.toString(),
+              e.settings.hysteresis.toString(),
+              e.walletVersion.toString(),
+              e.occurredAt,
+            ],
+          );
+          await appendOutbox(tx, 'ledger', {
+            id: c.event.id,
+            subject: c.event.subject,
+            payload: c.event.payload,
+            ...(c.event.traceparent ? { traceparent: c.event.traceparent } : {}),
+          });
+          written++;
+        }
+      }
+      return written;
+    });
+  }
+
+  async listBalanceAlertEvents(companyId: string, rail: WalletRail | undefined, limit: number, after?: MovementCursor): Promise<BalanceAlertEventRecord[]> {
+    const where = ['company_id = ?'];
+    const params: unknown[] = [companyId];
+    if (rail) {
+      where.push('rail = ?');
+      params.push(rail);
+    }
+    if (after) {
+      where.push('(occurred_at, id) < (?::timestamptz, ?::uuid)');
+      params.push(after.createdAt, after.id);
+    }
+    const rows = await this.run<
+      AlertRow & { id: string; company_id: string; kind: BalanceAlertKind; threshold_cents: string; wallet_version: string; occurred_at: string }
+    >(
+      `select id, company_id, rail, kind, state, available_cents::text as available_cents, threshold_cents::text as threshold_cents,
+              low_cents::text as low_cents, high_cents::text as high_cents, hysteresis_cents::text as hysteresis_cents,
+              wallet_version::text as wallet_version, ${isoUs('occurred_at')} as occurred_at
+         from ledger.balance_alert_events where ${where.join(' and ')}
+        order by occurred_at desc, id desc limit ?`,
+      [...params, limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      companyId: r.company_id,
+      rail: r.rail,
+      kind: r.kind,
+      state: r.state,
+      availableCents: centsFromDb(r.available_cents),
+      thresholdCents: centsFromDb(r.threshold_cents),
+      settings: alertSettings(r),
+      walletVersion: BigInt(r.wallet_version),
+      occurredAt: r.occurred_at,
+    }));
+  }
 }
+
+interface AlertRow {
+  rail: WalletRail;
+  low_cents: string;
+  high_cents: string | null;
+  hysteresis_cents: string;
+  state: BalanceAlertState;
+  available_cents: string;
+  version: string;
+}
+
+const alertSettings = (r: Pick<AlertRow, 'low_cents' | 'high_cents' | 'hysteresis_cents'>): BalanceAlertSettings => ({
+  low: centsFromDb(r.low_cents ?? '0'),
+  high: r.high_cents === null ? null : centsFromDb(r.high_cents),
+  hysteresis: centsFromDb(r.hysteresis_cents ?? '0'),
+});
 
 /** Thrown inside a return's Reserve transaction to roll back a claim whose debit was refused. */
 class ClaimRolledBack extends Error {}

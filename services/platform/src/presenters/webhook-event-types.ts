@@ -35,6 +35,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'schedule.run_started',
   'schedule.run_failed',
   'schedule.run_skipped',
+  'wallet.balance_low',
+  'wallet.balance_recovered',
+  'wallet.balance_high',
+  'wallet.balance_normal',
   'company.security_changed',
   'company.policy_changed',
 ] as const;

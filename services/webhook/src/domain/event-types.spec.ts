@@ -442,4 +442,62 @@ describe('internal events → public webhook events', () => {
     expect(mapSourceEvent({ id: 'src-o', subject: 'wallet.something_else', payload })).toEqual([]);
     expect(() => mapSourceEvent({ id: 'src-p', subject: 'wallet.moved', payload: { companyId: 'c1' } })).toThrow(/wallet.moved/);
   });
+  it('maps wallet.balance_* to the wallet.balance_* webhooks: the crossing as GET /wallets/alerts/history lists it, ordered per wallet', () => {
+    const alert = (extra: Partial<walletEventsV1.WalletBalanceAlert> = {}) =>
+      walletEventsV1.WalletBalanceAlert.toJSON(
+        walletEventsV1.WalletBalanceAlert.fromPartial({
+          eventId: 'ba1',
+          companyId: 'c1',
+          alertId: 'a1a1a1a1-0000-4000-8000-000000000001',
+          rail: ledgerV1.Rail.BREB,
+          kind: ledgerV1.BalanceAlertKind.LOW,
+          state: ledgerV1.BalanceAlertState.LOW,
+          availableCents: 450_000_000n,
+          thresholdCents: 500_000_000n,
+          lowThresholdCents: 500_000_000n,
+          hysteresisCents: 10_000_000n,
+          occurredAt: '2026-11-21T10:00:00.123000Z',
+          ...extra,
+        }),
+      ) as Record<string, unknown>;
+    const [e, ...rest] = mapSourceEvent({ id: 'src-ba', subject: 'wallet.balance_low', payload: alert() });
+    expect(rest).toEqual([]);
+    expect(e).toMatchObject({
+      id: webhookEventId('src-ba', 'wallet.balance_low'),
+      type: 'wallet.balance_low',
+      companyId: 'c1',
+      resourceKey: 'wallet_balance:c1:BREB',
+      resourceId: 'a1a1a1a1-0000-4000-8000-000000000001',
+    });
+    expect(e!.createdAt.toISOString()).toBe('2026-11-21T10:00:00.123Z');
+    expect(e!.data).toEqual({
+      id: 'a1a1a1a1-0000-4000-8000-000000000001',
+      type: 'wallet.balance_low',
+      rail: 'BREB',
+      kind: 'LOW',
+      state: 'LOW',
+      availableCents: '450000000',
+      thresholdCents: 500_000_000,
+      lowThresholdCents: 500_000_000,
+      highThresholdCents: null,
+      hysteresisCents: 10_000_000,
+      occurredAt: '2026-11-21T10:00:00.123000Z',
+    });
+    // the three other crossings, each its own type; a negative balance (after a reversal) stays exact
+    const pairs: Array<[string, ledgerV1.BalanceAlertKind, ledgerV1.BalanceAlertState]> = [
+      ['wallet.balance_recovered', ledgerV1.BalanceAlertKind.RECOVERED, ledgerV1.BalanceAlertState.NORMAL],
+      ['wallet.balance_high', ledgerV1.BalanceAlertKind.HIGH, ledgerV1.BalanceAlertState.HIGH],
+      ['wallet.balance_normal', ledgerV1.BalanceAlertKind.NORMAL, ledgerV1.BalanceAlertState.NORMAL],
+    ];
+    for (const [subject, kind, state] of pairs) {
+      const [x] = mapSourceEvent({ id: `src-${subject}`, subject, payload: alert({ kind, state, rail: ledgerV1.Rail.ACH, highThresholdCents: 900_000_000n }) });
+      expect(x).toMatchObject({ type: subject, resourceKey: 'wallet_balance:c1:ACH', data: { type: subject, rail: 'ACH', highThresholdCents: 900_000_000 } });
+      expect(isWebhookEventType(subject)).toBe(true);
+    }
+    expect(mapSourceEvent({ id: 'src-neg', subject: 'wallet.balance_low', payload: alert({ availableCents: -5n }) })[0]!.data.availableCents).toBe('-5');
+    // a subject that is no crossing maps to nothing; a payload without its alert, or of another kind than its subject, is refused
+    expect(mapSourceEvent({ id: 'src-bz', subject: 'wallet.balance_zero', payload: alert() })).toEqual([]);
+    expect(() => mapSourceEvent({ id: 'src-bx', subject: 'wallet.balance_low', payload: { companyId: 'c1' } })).toThrow(/wallet.balance_low/);
+    expect(() => mapSourceEvent({ id: 'src-by', subject: 'wallet.balance_high', payload: alert() })).toThrow(/LOW/);
+  });
 });

@@ -14,6 +14,9 @@ import {
   scheduleRunView,
   walletMoveOfEvent,
   walletMoveView,
+  balanceAlertCrossingOfEvent,
+  balanceAlertEventView,
+  BALANCE_ALERT_EVENT_TYPES,
   WEBHOOK_EVENT_TYPES,
   type PlatformEventType,
   type WebhookEventType,
@@ -288,6 +291,17 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     const type = src.subject as 'schedule.run_started' | 'schedule.run_failed' | 'schedule.run_skipped';
     const at = r.run.finishedAt ? new Date(r.run.finishedAt) : undefined;
     return [make(type, r.companyId, `schedule_run:${r.run.id}`, r.run.id, at, scheduleRunView(r.run))];
+  }
+  if (src.subject.startsWith('wallet.balance_')) {
+    // The ledger's balance alerts (docs/balance-alerts.md): the crossing as GET /wallets/alerts/history lists it,
+    // ordered per wallet (a LOW and the RECOVERED that follows it reach an endpoint in that order).
+    const type = (Object.values(BALANCE_ALERT_EVENT_TYPES) as string[]).includes(src.subject) ? (src.subject as WebhookEventType) : undefined;
+    if (!type) return [];
+    const e = walletEventsV1.WalletBalanceAlert.fromJSON(src.payload);
+    if (!e.alertId || !e.companyId) throw new Error(`${src.subject} without alertId or companyId`);
+    const view = balanceAlertEventView(balanceAlertCrossingOfEvent(e));
+    if (view.type !== type) throw new Error(`${src.subject} carries a ${view.kind} crossing`);
+    return [make(type, e.companyId, `wallet_balance:${e.companyId}:${view.rail}`, e.alertId, new Date(view.occurredAt), view)];
   }
   if (family === 'reconciliation') {
     // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.

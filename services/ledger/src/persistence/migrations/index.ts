@@ -9,6 +9,7 @@ import { Migration0008HoldFixedFee } from './0008-hold-fixed-fee.js';
 import { Migration0009Corrections } from './0009-corrections.js';
 import { Migration0010InflowReturns } from './0010-inflow-returns.js';
 import { Migration0011WalletMoves } from './0011-wallet-moves.js';
+import { Migration0012BalanceAlerts } from './0012-balance-alerts.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
@@ -23,4 +24,5 @@ export const ledgerMigrations = [
   Migration0009Corrections,
   Migration0010InflowReturns,
   Migration0011WalletMoves,
+  Migration0012BalanceAlerts,
 ];
