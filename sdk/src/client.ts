@@ -19,6 +19,11 @@ import type {
   Counterparty,
   CounterpartyRequest,
   CounterpartyUpdate,
+  Schedule,
+  ScheduleProjection,
+  ScheduleRequest,
+  ScheduleRun,
+  ScheduleUpdate,
   Deposit,
   Movement,
   PseDeposit,
@@ -87,6 +92,7 @@ export class WalletClient {
   readonly collectKeys: CollectKeys;
   readonly cobros: Cobros;
   readonly counterparties: Counterparties;
+  readonly schedules: Schedules;
   readonly approvalPolicy: ApprovalPolicy;
   readonly webhooks: Webhooks;
   readonly dictionaries: Dictionaries;
@@ -111,6 +117,7 @@ export class WalletClient {
     this.collectKeys = new CollectKeys(ctx);
     this.cobros = new Cobros(ctx);
     this.counterparties = new Counterparties(ctx);
+    this.schedules = new Schedules(ctx);
     this.approvalPolicy = new ApprovalPolicy(ctx);
     this.webhooks = new Webhooks(ctx);
     this.dictionaries = new Dictionaries(ctx);
@@ -465,6 +472,48 @@ class Counterparties extends Resource {
     return this.t.run('verifyCounterparty', opts, (init: Init) =>
       this.api.POST('/counterparties/{id}/verify', { params: { path: { id } }, body: {}, ...init }),
     );
+  }
+}
+
+class Schedules extends Resource {
+  /**
+   * Schedules a send, a move or a top-up, once or recurring in Bogotá time (docs/schedules.md); each run is an
+   * ordinary send or move under the key `schedule:<id>:<nominal time>`. Carries an Idempotency-Key.
+   */
+  create(body: ScheduleRequest, opts?: CallOptions): Promise<Schedule> {
+    return this.t.run('createSchedule', opts, (init: Init) => this.api.POST('/schedules', { body, ...init }));
+  }
+  /** Your schedules, newest first (every page fetched as you iterate). */
+  list(query: ListQuery<'listSchedules'> = {}, opts?: CallOptions): Paginator<Schedule> {
+    return new Paginator<Schedule>((cursor) =>
+      this.t.run('listSchedules', opts, (init: Init) =>
+        this.api.GET('/schedules', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
+    );
+  }
+  /** One schedule with its next runs (another company's: 404 SCHEDULE_NOT_FOUND). */
+  get(id: string, opts?: CallOptions): Promise<Schedule> {
+    return this.t.run('getSchedule', opts, (init: Init) => this.api.GET('/schedules/{id}', { params: { path: { id } }, ...init }));
+  }
+  /** Pauses or resumes it, or changes its end, number of runs, action or description. */
+  update(id: string, body: ScheduleUpdate, opts?: CallOptions): Promise<Schedule> {
+    return this.t.run('updateSchedule', opts, (init: Init) => this.api.PATCH('/schedules/{id}', { params: { path: { id } }, body, ...init }));
+  }
+  /** Cancels it: no further runs (a run already started goes on). */
+  cancel(id: string, opts?: CallOptions): Promise<Schedule> {
+    return this.t.run('cancelSchedule', opts, (init: Init) => this.api.DELETE('/schedules/{id}', { params: { path: { id } }, ...init }));
+  }
+  /** Its runs, newest first (every page fetched as you iterate): what each made, or why it failed. */
+  runs(id: string, query: ListQuery<'listScheduleRuns'> = {}, opts?: CallOptions): Paginator<ScheduleRun> {
+    return new Paginator<ScheduleRun>((cursor) =>
+      this.t.run('listScheduleRuns', opts, (init: Init) =>
+        this.api.GET('/schedules/{id}/runs', { params: { path: { id }, query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
+    );
+  }
+  /** What your schedules' next runs need against your balances now (per wallet shortfall and Spanish warnings). */
+  projection(query: { days?: number } = {}, opts?: CallOptions): Promise<ScheduleProjection> {
+    return this.t.run('projectSchedules', opts, (init: Init) => this.api.GET('/schedules/projection', { params: { query }, ...init }));
   }
 }
 

@@ -383,6 +383,20 @@ describe('WalletClient against a real HTTP server', () => {
       ['updateCounterparty', () => client.counterparties.update(id, { tags: ['nomina'] })],
       ['deleteCounterparty', () => client.counterparties.delete(id)],
       ['verifyCounterparty', () => client.counterparties.verify(id)],
+      [
+        'createSchedule',
+        () =>
+          client.schedules.create({
+            recurrence: { kind: 'WEEKLY', dayOfWeek: 'FRI', time: '09:00' },
+            action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 },
+          }),
+      ],
+      ['listSchedules', () => client.schedules.list({ status: 'ACTIVE' }).toArray()],
+      ['getSchedule', () => client.schedules.get(id)],
+      ['updateSchedule', () => client.schedules.update(id, { status: 'PAUSED' })],
+      ['cancelSchedule', () => client.schedules.cancel(id)],
+      ['listScheduleRuns', () => client.schedules.runs(id).toArray()],
+      ['projectSchedules', () => client.schedules.projection({ days: 7 })],
       ['getApprovalPolicy', () => client.approvalPolicy.get()],
       ['listApprovalPolicyVersions', () => client.approvalPolicy.versions({ limit: 10 }).toArray()],
       ['assignBrebDeposit', () => client.deposits.assign(id, {})],

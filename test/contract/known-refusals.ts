@@ -25,6 +25,12 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   'createCobro expiresAt', // at least a minute ahead (COBRO_MIN_TTL_SECONDS), at most a year
   'createCobro maxAmountCents', // not below minAmountCents
   'setWalletBalanceAlert highThresholdCents', // above lowThresholdCents + hysteresisCents
+  'createSchedule endAt', // not before the start, and the rule must name a run between them (or executeAt in the future)
+  'createSchedule recurrence.executeAt', // in the future
+  'createSchedule recurrence', // names a run between its start and its end (a cron for 30 February names none)
+  'createSchedule recurrence.expression', // a cron the parser takes (fields in range)
+  'updateSchedule endAt', // not before the start; the schedule must have a run left, or have run
+  'updateSchedule maxRuns', // not below the runs already started
 
   // Depends on the installation and the caller: an invitation (always in production, always for a
   // named operator) takes no password; the document cannot know which enrolment is configured.

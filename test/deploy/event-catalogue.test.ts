@@ -63,7 +63,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const SUBJECT = '(ledger|transfer|deposit|collectkey|reconciliation|company|cobro|counterparty)';
+const SUBJECT = '(ledger|transfer|deposit|collectkey|reconciliation|company|cobro|counterparty|schedule)';
 /**
  * The WALLETS stream's subjects (`wallet.moved`). `wallet.` is also the prefix of the services' span
  * attributes (`{ 'wallet.transfer_id': id }`): an object key (a literal followed by `:`) is no subject.

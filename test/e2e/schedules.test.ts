@@ -279,4 +279,48 @@ describe('scheduled payouts end to end', () => {
     expect(cancelled.body.status).toBe('CANCELLED');
     expect((await stack.http('PATCH', `/schedules/${ok.body.id}`, { token: co.writeKey, body: { status: 'ACTIVE' } })).body.error).toBe('SCHEDULE_ENDED');
   });
+
+  it("balance alerts with a top-up schedule: BREB falls below its low threshold (one wallet.balance_low), the next morning's top-up brings it back (one wallet.balance_recovered)", async () => {
+    const co = await company('Alertas S.A.S.', { BREB: 1_000_000, ACH: 5_000_000 });
+    const ep = await stack.http('POST', '/webhooks/endpoints', {
+      token: co.writeKey,
+      body: { url: rx.url, events: ['wallet.balance_low', 'wallet.balance_recovered', 'schedule.run_started'] },
+    });
+    expect(ep.status).toBe(201);
+    const set = await stack.http('PUT', '/wallets/BREB/alerts', { token: co.writeKey, body: { lowThresholdCents: 500_000, hysteresisCents: 100_000 } });
+    expect(set.status).toBe(200);
+    expect(set.body.state).toBe('NORMAL');
+    setClock('2026-12-21T18:00:00-05:00');
+    const r = await create(co, {
+      recurrence: { kind: 'CRON', expression: '0 7 * * 1-5' },
+      businessDayRule: 'SKIP',
+      action: { kind: 'TOP_UP', from: 'ACH', to: 'BREB', targetBalanceCents: 800_000 },
+    });
+    expect(r.status).toBe(201);
+    // The day's payouts drain BREB below 500,000: one alert, however many more movements follow below it.
+    for (const amountCents of [450_000, 50_000, 50_000]) {
+      expect((await stack.http('POST', '/wallets/moves', { token: co.writeKey, body: { from: 'BREB', to: 'ACH', amountCents } })).status).toBe(201);
+    }
+    const history = async () => (await stack.http('GET', '/wallets/alerts/history?rail=BREB', { token: co.readKey })).body.items as any[];
+    await eventually(async () => ((await history()).length === 1 ? true : undefined), 20_000, 100);
+    await new Promise((res) => setTimeout(res, 1_500)); // a second look of the evaluator finds nothing new
+    expect((await history()).map((i) => [i.type, i.availableCents])).toEqual([['wallet.balance_low', '450000']]);
+    // Tuesday 07:00: the top-up moves 350,000 from ACH; BREB at 800,000 ≥ 500,000 + 100,000: recovered, once.
+    setClock('2026-12-22T07:00:01-05:00');
+    const run = await eventually(async () => (await runsOf(co, r.body.id)).find((x) => x.status !== 'STARTING'), 20_000, 100);
+    expect(run).toMatchObject({ status: 'STARTED', amountCents: 350_000 });
+    await eventually(async () => ((await history()).length === 2 ? true : undefined), 20_000, 100);
+    expect((await history()).map((i) => [i.type, i.availableCents])).toEqual([
+      ['wallet.balance_recovered', '800000'],
+      ['wallet.balance_low', '450000'],
+    ]);
+    // Each crossing reached the endpoint once, signed, its data the history item.
+    for (const item of await history()) {
+      const hit = await eventually(async () => rx.ofType(item.type).find((h) => h.body.data.id === item.id), 20_000, 100);
+      expect(verifyWebhook(ep.body.secret, hit)).toBe(true);
+      expect(hit.body.data).toEqual(item);
+      expect(rx.ofType(item.type).filter((h) => h.body.data.id === item.id).length).toBe(1);
+    }
+    await stack.http('DELETE', `/schedules/${r.body.id}`, { token: co.writeKey });
+  });
 });

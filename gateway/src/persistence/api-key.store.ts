@@ -65,6 +65,13 @@ function toRecord(r: Row): ApiKeyRecord {
 }
 
 /** API keys, stored only as HMAC-SHA256(pepper, key) under a unique index. */
+/** A key with its company, as authentication and the scheduler read it (the caller adds `where`). */
+const PRINCIPAL_SELECT = `select k.id::text as key_id, k.key_hash, k.scope, (k.revoked_at is not null) as revoked,
+              c.id::text as company_id, c.status, c.tax_regime, c.rate_limit_multiplier::text as multiplier,
+              c.name, c.nit, c.multi_sig_threshold, c.counterparty_daily_limit_cents::text as daily,
+              c.counterparty_monthly_limit_cents::text as monthly, k.api_version
+         from gateway.api_keys k join gateway.companies c on c.id = k.company_id`;
+
 export class ApiKeyStore {
   async insert(
     q: Queryable,
@@ -101,16 +108,16 @@ export class ApiKeyStore {
   }
 
   async findPrincipalByHash(q: Queryable, keyHash: string): Promise<KeyPrincipalRow | undefined> {
-    return this.principalWhere(q, 'k.key_hash = ?', keyHash);
+    return this.principalOf(q, `${PRINCIPAL_SELECT} where k.key_hash = ?`, keyHash);
   }
 
   /** The key and its company as a principal, by the key's id (the scheduler acts as the key that wrote a schedule). */
   async findPrincipalById(q: Queryable, companyId: string, keyId: string): Promise<KeyPrincipalRow | undefined> {
-    const row = await this.principalWhere(q, 'k.id = ?::uuid', keyId);
+    const row = await this.principalOf(q, `${PRINCIPAL_SELECT} where k.id = ?::uuid`, keyId);
     return row?.companyId === companyId ? row : undefined;
   }
 
-  private async principalWhere(q: Queryable, where: string, value: string): Promise<KeyPrincipalRow | undefined> {
+  private async principalOf(q: Queryable, sql: string, value: string): Promise<KeyPrincipalRow | undefined> {
     const rows = await q.query<{
       key_id: string;
       key_hash: string;
@@ -126,15 +133,7 @@ export class ApiKeyStore {
       daily: string;
       monthly: string;
       api_version: string;
-    }>(
-      `select k.id::text as key_id, k.key_hash, k.scope, (k.revoked_at is not null) as revoked,
-              c.id::text as company_id, c.status, c.tax_regime, c.rate_limit_multiplier::text as multiplier,
-              c.name, c.nit, c.multi_sig_threshold, c.counterparty_daily_limit_cents::text as daily,
-              c.counterparty_monthly_limit_cents::text as monthly, k.api_version
-         from gateway.api_keys k join gateway.companies c on c.id = k.company_id
-        where ${where}`,
-      [value],
-    );
+    }>(sql, [value]);
     const r = rows[0];
     if (!r) return undefined;
     return {

@@ -3064,21 +3064,36 @@ export interface components {
        */
       updatedAt: string;
     };
-    ScheduleAction: components['schemas']['ScheduleSendAction'] | components['schemas']['ScheduleMoveAction'] | components['schemas']['ScheduleTopUpAction'];
-    /** @description Each run moves a fixed amount between your wallets (POST /wallets/moves). */
-    ScheduleMoveAction: {
+    ScheduleAction:
+      | components['schemas']['ScheduleSendAction']
+      | components['schemas']['ScheduleMoveBrebToAchAction']
+      | components['schemas']['ScheduleMoveAchToBrebAction']
+      | components['schemas']['ScheduleTopUpBrebToAchAction']
+      | components['schemas']['ScheduleTopUpAchToBrebAction'];
+    /** @description Each run moves a fixed amount between your wallets (POST /wallets/moves). From ACH to BREB. */
+    ScheduleMoveAchToBrebAction: {
       /** @constant */
       kind: 'MOVE';
+      /** @constant */
+      from: 'ACH';
+      /** @constant */
+      to: 'BREB';
       /**
-       * @description The wallet the money leaves.
-       * @enum {string}
+       * @description Centavos each run moves (JSON integer).
+       * @example 500000000
        */
-      from: 'BREB' | 'ACH';
-      /**
-       * @description The company's other wallet.
-       * @enum {string}
-       */
-      to: 'BREB' | 'ACH';
+      amountCents: number;
+      /** @description A note on each run's move (the movements' `description`). */
+      description?: string;
+    };
+    /** @description Each run moves a fixed amount between your wallets (POST /wallets/moves). From BREB to ACH. */
+    ScheduleMoveBrebToAchAction: {
+      /** @constant */
+      kind: 'MOVE';
+      /** @constant */
+      from: 'BREB';
+      /** @constant */
+      to: 'ACH';
       /**
        * @description Centavos each run moves (JSON integer).
        * @example 500000000
@@ -3208,20 +3223,30 @@ export interface components {
       kind: 'SEND';
       send: components['schemas']['ScheduledSendRequest'];
     };
-    /** @description Each run tops `to` up to a balance from `from` (the amount is computed at the run). */
-    ScheduleTopUpAction: {
+    /** @description Each run tops `to` up to a balance from `from` (the amount is computed at the run). From ACH to BREB. */
+    ScheduleTopUpAchToBrebAction: {
       /** @constant */
       kind: 'TOP_UP';
+      /** @constant */
+      from: 'ACH';
+      /** @constant */
+      to: 'BREB';
       /**
-       * @description The wallet the money leaves.
-       * @enum {string}
+       * @description The balance `to` should hold after each run: the run moves what it lacks from `from` (nothing when it holds as much).
+       * @example 5000000000
        */
-      from: 'BREB' | 'ACH';
-      /**
-       * @description The company's other wallet.
-       * @enum {string}
-       */
-      to: 'BREB' | 'ACH';
+      targetBalanceCents: number;
+      /** @description A note on each run's move (the movements' `description`). */
+      description?: string;
+    };
+    /** @description Each run tops `to` up to a balance from `from` (the amount is computed at the run). From BREB to ACH. */
+    ScheduleTopUpBrebToAchAction: {
+      /** @constant */
+      kind: 'TOP_UP';
+      /** @constant */
+      from: 'BREB';
+      /** @constant */
+      to: 'ACH';
       /**
        * @description The balance `to` should hold after each run: the run moves what it lacks from `from` (nothing when it holds as much).
        * @example 5000000000

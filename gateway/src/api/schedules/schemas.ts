@@ -81,9 +81,19 @@ function checkWallets(a: { kind: string; from?: string; to?: string }, ctx: z.Re
     ctx.addIssue({ code: 'custom', path: ['to'], message: 'Debe ser la otra billetera de la empresa (distinta de from).' });
 }
 
+/** Moves and top-ups as the document shows them: one variant per direction (`to` is always the other wallet). */
+const directed = (a: typeof MOVE_ACTION | typeof TOP_UP_ACTION, kind: string) =>
+  (['BREB', 'ACH'] as const).map((from) => {
+    const to = from === 'BREB' ? 'ACH' : 'BREB';
+    return a.extend({ from: z.literal(from), to: z.literal(to) }).meta({
+      id: `Schedule${kind}${from === 'BREB' ? 'BrebToAch' : 'AchToBreb'}Action`,
+      description: `${a.meta()?.description ?? ''} From ${from} to ${to}.`,
+    });
+  });
+
 export const ScheduleActionSchema = documentAsOneOf(
   z.discriminatedUnion('kind', [SEND_ACTION, MOVE_ACTION, TOP_UP_ACTION]).superRefine(checkWallets).meta({ id: 'ScheduleAction' }),
-  [SEND_ACTION, MOVE_ACTION, TOP_UP_ACTION],
+  [SEND_ACTION, ...directed(MOVE_ACTION, 'Move'), ...directed(TOP_UP_ACTION, 'TopUp')],
 );
 
 const ruleFields = {

@@ -28,7 +28,7 @@ export interface SchedulerSettings {
 export class Scheduler {
   constructor(
     private readonly db: Database,
-    private readonly executor: RunExecutor,
+    private readonly executor: Pick<RunExecutor, 'execute'>,
     private readonly clock: SchedulerClock,
     private readonly settings: SchedulerSettings,
     private readonly log: Logger,
