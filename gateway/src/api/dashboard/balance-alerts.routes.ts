@@ -1,7 +1,7 @@
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { ALERTS_DOC, AlertHistoryQuery, readBalanceAlertHistory, readBalanceAlerts } from '../wallets/alerts.routes.js';
-import { BalanceAlertEventPageSchema, BalanceAlertsSchema } from '../wallets/schemas.js';
+import { balanceAlertPageToApi, balanceAlertsToApi } from '../wallets/presenters.js';
+import { ALERTS_DOC, AlertHistoryQuery, alertHistoryRequest, BalanceAlertEventPageSchema, BalanceAlertsSchema } from '../wallets/schemas.js';
 
 /**
  * «Alertas de saldo» in the dashboard (docs/balance-alerts.md), read only and for any role: both
@@ -21,7 +21,7 @@ export function dashboardBalanceAlertRoutes(ledger: LedgerClient): AnyRoute[] {
       rateClass: 'READS',
       responses: { 200: { description: 'BREB then ACH, set or not.', schema: BalanceAlertsSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
-      handler: async ({ call }) => ({ status: 200, body: await readBalanceAlerts(ledger, call) }),
+      handler: async ({ call }) => ({ status: 200, body: balanceAlertsToApi(await ledger.getBalanceAlerts({}, call)) }),
     }),
     defineRoute({
       method: 'GET',
@@ -34,7 +34,7 @@ export function dashboardBalanceAlertRoutes(ledger: LedgerClient): AnyRoute[] {
       query: AlertHistoryQuery,
       responses: { 200: { description: 'A page of crossings.', schema: BalanceAlertEventPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
-      handler: async ({ query, call }) => ({ status: 200, body: await readBalanceAlertHistory(ledger, query, call) }),
+      handler: async ({ query, call }) => ({ status: 200, body: balanceAlertPageToApi(await ledger.listBalanceAlertEvents(alertHistoryRequest(query), call)) }),
     }),
   ];
 }
