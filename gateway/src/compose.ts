@@ -76,6 +76,8 @@ import { dashboardCounterpartyRoutes } from './api/dashboard/counterparties.rout
 import { approvalPolicyRoutes } from './api/approval-policies/approval-policy.routes.js';
 import { dashboardBatchRoutes } from './api/dashboard/batches.routes.js';
 import { dashboardCobroRoutes } from './api/dashboard/cobros.routes.js';
+import { dashboardScheduleRoutes } from './api/dashboard/schedules.routes.js';
+import { dashboardBalanceAlertRoutes } from './api/dashboard/balance-alerts.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './api/wallets/transactions.routes.js';
 import { transferRoutes } from './api/transfers/transfers.routes.js';
@@ -229,12 +231,13 @@ export function createApp(deps: AppDeps): GatewayApp {
   );
 
   let document: Record<string, unknown> | undefined;
+  const schedules = new Schedules(db, ledger, deps.schedulerClock ?? systemClock);
   const routes: AnyRoute[] = [
     ...walletRoutes(new BalanceQuery(ledger), ledger),
     ...statementRoutes(ledger),
     ...transactionRoutes(ledger),
     ...walletMoveRoutes(ledger),
-    ...scheduleRoutes(new Schedules(db, ledger, deps.schedulerClock ?? systemClock)),
+    ...scheduleRoutes(schedules),
     ...balanceAlertRoutes(ledger),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
@@ -272,6 +275,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...dashboardApprovalPolicyRoutes(dashboardAuth, transfer),
     ...dashboardCounterpartyRoutes(transfer),
     ...dashboardCobroRoutes(dashboardAuth, deposit),
+    ...dashboardScheduleRoutes(schedules),
+    ...dashboardBalanceAlertRoutes(ledger),
     ...docsRoutes(() => openApiDocument()),
     ...asyncApiRoutes(),
     ...dashboardUiRoutes(),

@@ -194,6 +194,95 @@ export interface Enrolment {
   expiresAt: string;
 }
 
+/** A scheduled send or move (docs/schedules.md) as the dashboard reads it; amounts in integer centavos. */
+export interface ScheduleRunRef {
+  seq: number;
+  nominalAt: string;
+  dueAt: string;
+}
+export type Recurrence =
+  | { kind: 'ONCE'; executeAt: string }
+  | { kind: 'MONTHLY'; dayOfMonth: number; time: string }
+  | { kind: 'LAST_BUSINESS_DAY'; time: string }
+  | { kind: 'WEEKLY'; dayOfWeek: string; time: string }
+  | { kind: 'CRON'; expression: string };
+export interface ScheduleSend {
+  amount: number;
+  description?: string;
+  targetName?: string;
+  counterpartyId?: string;
+  destination?: {
+    brebKey?: { type: string; value: string };
+    bankAccount?: { bankId: number; accountNumber: string; holderFirstName?: string; holderLastName?: string };
+  };
+}
+export type ScheduleAction =
+  | { kind: 'SEND'; send: ScheduleSend }
+  | { kind: 'MOVE'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; amountCents: number; description?: string }
+  | { kind: 'TOP_UP'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; targetBalanceCents: number; description?: string };
+export interface Schedule {
+  id: string;
+  status: 'ACTIVE' | 'PAUSED' | 'CANCELLED' | 'COMPLETED';
+  description: string | null;
+  recurrence: Recurrence;
+  businessDayRule: 'NONE' | 'PREVIOUS' | 'NEXT' | 'SKIP';
+  startAt: string;
+  endAt: string | null;
+  maxRuns: number | null;
+  action: ScheduleAction;
+  runsStarted: number;
+  nextRun: ScheduleRunRef | null;
+  upcomingRuns: ScheduleRunRef[];
+  createdAt: string;
+}
+export interface ScheduleRun extends ScheduleRunRef {
+  id: string;
+  status: 'STARTING' | 'STARTED' | 'FAILED' | 'SKIPPED';
+  amountCents: number | null;
+  transferId: string | null;
+  walletMoveId: string | null;
+  transferStatus: string | null;
+  error: { code: string; message: string } | null;
+}
+export interface ScheduleProjection {
+  from: string;
+  until: string;
+  wallets: Array<{
+    rail: 'BREB' | 'ACH';
+    availableCents: string;
+    outflowCents: string;
+    inflowCents: string;
+    lowestBalanceCents: string;
+    shortfallCents: string;
+    firstShortfallAt: string | null;
+  }>;
+  runs: Array<
+    ScheduleRunRef & { scheduleId: string; description: string | null; actionKind: string; rail: string; amountCents: string; balanceAfterCents: string }
+  >;
+  warnings: string[];
+}
+
+/** A wallet's balance alert (docs/balance-alerts.md) and a crossing of it. */
+export interface BalanceAlert {
+  rail: 'BREB' | 'ACH';
+  enabled: boolean;
+  lowThresholdCents: number | null;
+  highThresholdCents: number | null;
+  hysteresisCents: number;
+  state: 'NORMAL' | 'LOW' | 'HIGH';
+  availableCents: string;
+  updatedAt: string | null;
+}
+export interface BalanceAlertEvent {
+  id: string;
+  rail: 'BREB' | 'ACH';
+  kind: 'LOW' | 'RECOVERED' | 'HIGH' | 'NORMAL';
+  state: 'NORMAL' | 'LOW' | 'HIGH';
+  availableCents: string;
+  thresholdCents: number;
+  occurredAt: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -344,4 +433,12 @@ export const api = {
     request<Page<UnmatchedPayment>>('GET', `/dashboard/cobros/unmatched-payments${query({ cursor })}`, token),
   attachPayment: (token: string, cobroId: string, depositId: string, totpCode: string) =>
     request<Cobro>('POST', `/dashboard/cobros/${encodeURIComponent(cobroId)}/payments`, token, { depositId, totpCode }),
+  schedules: (token: string, q: { status?: string; cursor?: string }) => request<Page<Schedule>>('GET', `/dashboard/schedules${query(q)}`, token),
+  scheduleRuns: (token: string, id: string, cursor?: string) =>
+    request<Page<ScheduleRun>>('GET', `/dashboard/schedules/${encodeURIComponent(id)}/runs${query({ cursor })}`, token),
+  scheduleProjection: (token: string, days: number) =>
+    request<ScheduleProjection>('GET', `/dashboard/schedules/projection${query({ days: String(days) })}`, token),
+  balanceAlerts: (token: string) => request<{ items: BalanceAlert[] }>('GET', '/dashboard/wallets/alerts', token),
+  balanceAlertHistory: (token: string, q: { rail?: string; cursor?: string }) =>
+    request<Page<BalanceAlertEvent> & { hasMore: boolean }>('GET', `/dashboard/wallets/alerts/history${query(q)}`, token),
 };

@@ -103,5 +103,19 @@ export const UNMATCHED_REASON_LABEL: Record<string, string> = {
   COBRO_CANCELLED: 'Su cobro estaba cancelado',
 };
 
+export const SCHEDULE_STATUS_LABEL: Record<string, string> = { ACTIVE: 'Activo', PAUSED: 'En pausa', CANCELLED: 'Cancelado', COMPLETED: 'Terminado' };
+
+export const SCHEDULE_RUN_STATUS_LABEL: Record<string, string> = { STARTING: 'Iniciando', STARTED: 'Iniciada', FAILED: 'Fallida', SKIPPED: 'Omitida' };
+
+export const ALERT_STATE_LABEL: Record<string, string> = { NORMAL: 'Normal', LOW: 'Saldo bajo', HIGH: 'Saldo alto' };
+
+/** What a crossing was (docs/balance-alerts.md). */
+export const ALERT_KIND_LABEL: Record<string, string> = {
+  LOW: 'Bajó del umbral bajo',
+  RECOVERED: 'Se recuperó',
+  HIGH: 'Superó el umbral alto',
+  NORMAL: 'Volvió a lo normal',
+};
+
 /** A label from one of the tables above, or the raw code when the API sends a new one. */
 export const label = (table: Record<string, string>, code: string | null | undefined): string => (code ? (table[code] ?? code) : '—');

@@ -5,6 +5,8 @@ import { api, ApiError, clearSession, loadSession, saveSession, type Approval, t
 import { batchesPanel } from './batches.js';
 import { cobrosPanel } from './cobros.js';
 import { counterpartiesPanel } from './contrapartes.js';
+import { schedulesPanel } from './programados.js';
+import { alertsPanel } from './alertas.js';
 import { policyPanel } from './politica.js';
 import { TOTP, decisionForm, decisionText, signaturesView, type Outcome } from './decision.js';
 import { byId, detail, h, setMessage } from './dom.js';
@@ -36,6 +38,8 @@ const ui = {
   navCobros: byId<HTMLButtonElement>('nav-cobros'),
   navPolicy: byId<HTMLButtonElement>('nav-policy'),
   navCounterparties: byId<HTMLButtonElement>('nav-counterparties'),
+  navSchedules: byId<HTMLButtonElement>('nav-schedules'),
+  navAlerts: byId<HTMLButtonElement>('nav-alerts'),
   filter: byId<HTMLSelectElement>('status-filter'),
   refresh: byId<HTMLButtonElement>('refresh-button'),
   listMessage: byId('list-message'),
@@ -85,15 +89,19 @@ const cobros = cobrosPanel({
 
 const policy = policyPanel({ token: () => session?.token, me: () => me, sessionLost: (err) => handleSessionLoss(err) });
 const counterparties = counterpartiesPanel({ token: () => session?.token, sessionLost: (err) => handleSessionLoss(err) });
+const schedules = schedulesPanel({ token: () => session?.token, sessionLost: (err) => handleSessionLoss(err) });
+const alerts = alertsPanel({ token: () => session?.token, sessionLost: (err) => handleSessionLoss(err) });
 
-// ---- sections: approvals (with the batches), cobros, the approval policy, counterparties ------
+// ---- sections: approvals (with the batches), cobros, the approval policy, counterparties, schedules, balance alerts
 
-type Section = 'approvals' | 'cobros' | 'policy' | 'counterparties';
+type Section = 'approvals' | 'cobros' | 'policy' | 'counterparties' | 'schedules' | 'alerts';
 const NAV: Record<Section, HTMLButtonElement> = {
   approvals: ui.navApprovals,
   cobros: ui.navCobros,
   policy: ui.navPolicy,
   counterparties: ui.navCounterparties,
+  schedules: ui.navSchedules,
+  alerts: ui.navAlerts,
 };
 
 function showSection(which: Section): void {
@@ -109,6 +117,10 @@ function showSection(which: Section): void {
   else policy.hide();
   if (which === 'counterparties') counterparties.show();
   else counterparties.hide();
+  if (which === 'schedules') schedules.show();
+  else schedules.hide();
+  if (which === 'alerts') alerts.show();
+  else alerts.hide();
   if (which === 'approvals') {
     void loadApprovals();
     void batches.load();
@@ -134,6 +146,8 @@ function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): v
   cobros.reset();
   policy.reset();
   counterparties.reset();
+  schedules.reset();
+  alerts.reset();
   ui.loginView.hidden = false;
   ui.loginPassword.value = '';
   setMessage(ui.loginMessage, message, kind);
@@ -161,10 +175,12 @@ async function enter(s: Session): Promise<void> {
   ui.sessionBar.hidden = false;
   ui.nav.hidden = false;
   ui.navApprovals.setAttribute('aria-current', 'page');
-  for (const b of [ui.navCobros, ui.navPolicy, ui.navCounterparties]) b.removeAttribute('aria-current');
+  for (const b of [ui.navCobros, ui.navPolicy, ui.navCounterparties, ui.navSchedules, ui.navAlerts]) b.removeAttribute('aria-current');
   cobros.hide();
   policy.hide();
   counterparties.hide();
+  schedules.hide();
+  alerts.hide();
   ui.approvalsView.hidden = false;
   if (expiryTimer) clearTimeout(expiryTimer);
   const left = Date.parse(s.expiresAt) - Date.now();
@@ -365,6 +381,8 @@ function startEnrolment(token: string | undefined): void {
   cobros.reset();
   policy.reset();
   counterparties.reset();
+  schedules.reset();
+  alerts.reset();
   ui.loginView.hidden = true;
   ui.enrolView.hidden = false;
   ui.enrolIntro.textContent = '';

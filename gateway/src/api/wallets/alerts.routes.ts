@@ -1,25 +1,21 @@
 import { z } from 'zod';
-import { balanceAlertCrossingOfRecord, balanceAlertEventView, balanceAlertSettingsView } from '@wallet/platform';
+import { balanceAlertSettingsView } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { queryInt } from '../../http/validation.js';
-import { BalanceAlertEventPageSchema, BalanceAlertSettingsSchema, BalanceAlertsSchema, PutBalanceAlertBody } from './schemas.js';
+import { balanceAlertPageToApi, balanceAlertsToApi } from './presenters.js';
+import {
+  ALERTS_DOC,
+  AlertHistoryQuery,
+  alertHistoryRequest,
+  AlertRailParam,
+  BalanceAlertEventPageSchema,
+  BalanceAlertSettingsSchema,
+  BalanceAlertsSchema,
+  PutBalanceAlertBody,
+} from './schemas.js';
 
 const RAILS = { BREB: ledgerV1.Rail.BREB, ACH: ledgerV1.Rail.ACH } as const;
-const RailParam = z.enum(['BREB', 'ACH']).meta({ description: 'The wallet: BREB or ACH.' });
-
-const ALERTS_DOC =
-  'Per wallet, a low threshold and optionally a high one, with hysteresis (docs/balance-alerts.md). The ledger checks each wallet that moved within ' +
-  'about a second: when the available balance falls below the low threshold the wallet enters `LOW` (webhook `wallet.balance_low`, an e-mail to ' +
-  "the company's dashboard ADMINs) and leaves it only once it is back at low + hysteresis (`wallet.balance_recovered`); above the high threshold " +
-  'it enters `HIGH` (`wallet.balance_high`) until it is back at high − hysteresis (`wallet.balance_normal`). Each crossing alerts once.';
-
-export const AlertHistoryQuery = z.strictObject({
-  rail: RailParam.optional(),
-  limit: queryInt(1, 100, 20),
-  cursor: z.string().min(1).max(512).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
-});
 
 /** Balance alerts: the ledger's SetBalanceAlert / GetBalanceAlerts / ListBalanceAlertEvents, for the caller's company. */
 export function balanceAlertRoutes(ledger: LedgerClient): AnyRoute[] {
@@ -35,10 +31,7 @@ export function balanceAlertRoutes(ledger: LedgerClient): AnyRoute[] {
       rateClass: 'READS',
       responses: { 200: { description: 'BREB then ACH, set or not.', schema: BalanceAlertsSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
-      handler: async ({ call }) => {
-        const r = await ledger.getBalanceAlerts({}, call);
-        return { status: 200, body: { items: r.alerts.map(balanceAlertSettingsView) } };
-      },
+      handler: async ({ call }) => ({ status: 200, body: balanceAlertsToApi(await ledger.getBalanceAlerts({}, call)) }),
     }),
     defineRoute({
       method: 'PUT',
@@ -52,7 +45,7 @@ export function balanceAlertRoutes(ledger: LedgerClient): AnyRoute[] {
         'Setting the same values again alerts nothing. A wallet not provisioned yet may have its alert set: it is evaluated once the wallet exists.',
       auth: { kind: 'apiKey', scope: 'WRITE' },
       rateClass: 'READS',
-      params: z.object({ rail: RailParam }),
+      params: z.object({ rail: AlertRailParam }),
       body: PutBalanceAlertBody,
       responses: { 200: { description: 'The wallet’s alert as it stands now.', schema: BalanceAlertSettingsSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
@@ -82,16 +75,7 @@ export function balanceAlertRoutes(ledger: LedgerClient): AnyRoute[] {
       query: AlertHistoryQuery,
       responses: { 200: { description: 'A page of crossings.', schema: BalanceAlertEventPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
-      handler: async ({ query, call }) => {
-        const r = await ledger.listBalanceAlertEvents(
-          { ...(query.rail ? { rail: RAILS[query.rail] } : {}), limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) },
-          call,
-        );
-        return {
-          status: 200,
-          body: { items: r.items.map((e) => balanceAlertEventView(balanceAlertCrossingOfRecord(e))), nextCursor: r.nextCursor ?? null, hasMore: r.hasMore },
-        };
-      },
+      handler: async ({ query, call }) => ({ status: 200, body: balanceAlertPageToApi(await ledger.listBalanceAlertEvents(alertHistoryRequest(query), call)) }),
     }),
   ];
 }

@@ -1,4 +1,4 @@
-import { centsToNumber, formatInstant, type Instant } from '@wallet/platform';
+import { balanceAlertCrossingOfRecord, balanceAlertEventView, balanceAlertSettingsView, centsToNumber, formatInstant, type Instant } from '@wallet/platform';
 import { bogotaIso } from '../csv-cells.js';
 import { ledgerV1 } from '@wallet/proto';
 
@@ -143,4 +143,14 @@ export function statementFile(period: { rail: string; from: Instant; to: Instant
       'Cache-Control': 'private, no-store',
     },
   };
+}
+
+/** GET /wallets/alerts (and the dashboard's): both wallets' settings and state. */
+export function balanceAlertsToApi(r: ledgerV1.GetBalanceAlertsResponse) {
+  return { items: r.alerts.map(balanceAlertSettingsView) };
+}
+
+/** GET /wallets/alerts/history (and the dashboard's): a page of crossings, newest first. */
+export function balanceAlertPageToApi(r: ledgerV1.ListBalanceAlertEventsResponse) {
+  return { items: r.items.map((e) => balanceAlertEventView(balanceAlertCrossingOfRecord(e))), nextCursor: r.nextCursor ?? null, hasMore: r.hasMore };
 }

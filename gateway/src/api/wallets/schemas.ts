@@ -1,7 +1,7 @@
 import { ledgerV1 } from '@wallet/proto';
 import { z } from 'zod';
 import { instant, centsString, count, centsNumber, documentAsOneOf, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
-import { centsSchema, textSchema } from '../../http/validation.js';
+import { centsSchema, queryInt, textSchema } from '../../http/validation.js';
 
 export const WalletSchema = z
   .object({
@@ -286,3 +286,24 @@ export const BalanceAlertEventSchema = z
 export const BalanceAlertEventPageSchema = z
   .object({ items: z.array(BalanceAlertEventSchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
   .meta({ id: 'BalanceAlertEventPage' });
+
+export const ALERTS_DOC =
+  'Per wallet, a low threshold and optionally a high one, with hysteresis (docs/balance-alerts.md). The ledger checks each wallet that moved within ' +
+  'about a second: when the available balance falls below the low threshold the wallet enters `LOW` (webhook `wallet.balance_low`, an e-mail to ' +
+  "the company's dashboard ADMINs) and leaves it only once it is back at low + hysteresis (`wallet.balance_recovered`); above the high threshold " +
+  'it enters `HIGH` (`wallet.balance_high`) until it is back at high − hysteresis (`wallet.balance_normal`). Each crossing alerts once.';
+
+export const AlertRailParam = z.enum(['BREB', 'ACH']).meta({ description: 'The wallet: BREB or ACH.' });
+
+/** GET /wallets/alerts/history and GET /dashboard/wallets/alerts/history. */
+export const AlertHistoryQuery = z.strictObject({
+  rail: AlertRailParam.optional(),
+  limit: queryInt(1, 100, 20),
+  cursor: z.string().min(1).max(512).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
+});
+
+/** The ledger's ListBalanceAlertEvents request for AlertHistoryQuery. */
+export function alertHistoryRequest(query: z.infer<typeof AlertHistoryQuery>): ledgerV1.ListBalanceAlertEventsRequest {
+  const rail = query.rail === 'BREB' ? ledgerV1.Rail.BREB : query.rail === 'ACH' ? ledgerV1.Rail.ACH : undefined;
+  return { ...(rail !== undefined ? { rail } : {}), limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) };
+}

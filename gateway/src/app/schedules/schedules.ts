@@ -39,6 +39,13 @@ function authorOf(call: CallContext): { companyId: string; keyId: string } {
   return { companyId: p.companyId, keyId: p.keyId };
 }
 
+/** The company a schedule is read for: an API key's, or a dashboard user's (the dashboard reads schedules, never writes them). */
+function readerOf(call: CallContext): { companyId: string } {
+  const p = call.principal;
+  if (p?.kind === 'apikey' || p?.kind === 'user') return { companyId: p.companyId };
+  throw new AppError('INTERNAL_ERROR');
+}
+
 /** Scheduled payouts (docs/schedules.md): the requests of /schedules. The scheduler (scheduler.ts) starts the runs. */
 export class Schedules {
   constructor(
@@ -75,7 +82,7 @@ export class Schedules {
   }
 
   async get(call: CallContext, id: string): Promise<ScheduleRow> {
-    const s = await store.find(this.db, authorOf(call).companyId, id);
+    const s = await store.find(this.db, readerOf(call).companyId, id);
     if (!s) throw new AppError('SCHEDULE_NOT_FOUND');
     return s;
   }
@@ -85,7 +92,7 @@ export class Schedules {
     q: { status?: ScheduleStatus | undefined; limit: number; cursor?: string | undefined },
   ): Promise<{ items: ScheduleRow[]; nextCursor: string | null }> {
     const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const rows = await store.list(this.db, authorOf(call).companyId, {
+    const rows = await store.list(this.db, readerOf(call).companyId, {
       limit: q.limit + 1,
       ...(after ? { after } : {}),
       ...(q.status ? { status: q.status } : {}),
@@ -152,7 +159,7 @@ export class Schedules {
 
   /** The company's ACTIVE schedules' runs due in the next `days`, against the wallets' balances now. */
   async projection(call: CallContext, days: number): Promise<Projection> {
-    const { companyId } = authorOf(call);
+    const { companyId } = readerOf(call);
     const schedules = await store.active(this.db, companyId);
     const { wallets } = await this.ledger.getBalances({ ivaApplicable: false }, call);
     const available = {
