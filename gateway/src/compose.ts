@@ -231,7 +231,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   );
 
   let document: Record<string, unknown> | undefined;
-  const schedules = new Schedules(db, ledger, deps.schedulerClock ?? systemClock);
+  const schedules = new Schedules(db, ledger, deps.schedulerClock ?? systemClock, transfer);
   const routes: AnyRoute[] = [
     ...walletRoutes(new BalanceQuery(ledger), ledger),
     ...statementRoutes(ledger),

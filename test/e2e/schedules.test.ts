@@ -262,7 +262,7 @@ describe('scheduled payouts end to end', () => {
       recurrence: { kind: 'ONCE', executeAt: '2026-12-31T08:00:00-05:00' },
       action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 100 },
     });
-    expect(ok.status).toBe(201);
+    expect({ status: ok.status, body: ok.body }).toMatchObject({ status: 201 });
     expect((await stack.http('GET', `/schedules/${ok.body.id}`, { token: other.readKey })).status).toBe(404);
     expect((await stack.http('PATCH', `/schedules/${ok.body.id}`, { token: other.writeKey, body: { status: 'PAUSED' } })).status).toBe(404);
     expect((await stack.http('DELETE', `/schedules/${ok.body.id}`, { token: other.writeKey })).status).toBe(404);
@@ -322,5 +322,58 @@ describe('scheduled payouts end to end', () => {
       expect(rx.ofType(item.type).filter((h) => h.body.data.id === item.id).length).toBe(1);
     }
     await stack.http('DELETE', `/schedules/${r.body.id}`, { token: co.writeKey });
+  });
+
+  it('a batch each run: an ordinary bulk payout executed under the run key (one batch per run); an unfunded one fails and its batch is cancelled', async () => {
+    const co = await company('Lotes S.A.S.', { ACH: 1_000_000 });
+    setClock('2026-12-28T08:00:00-05:00');
+    const item = (amount: number, accountNumber: string) => ({
+      ...payroll(amount).send,
+      destination: { bankAccount: { ...payroll(amount).send.destination.bankAccount, accountNumber } },
+    });
+    const batchAction = (items: unknown[]) => ({ kind: 'BATCH', batch: { description: 'Proveedores', items } });
+    const ok = await create(co, {
+      recurrence: { kind: 'ONCE', executeAt: '2026-12-28T09:00:00-05:00' },
+      action: batchAction([item(200_000, '11112222333'), item(300_000, '44445555666')]),
+    });
+    if (ok.status !== 201) throw new Error(ok.text);
+    const big = await create(co, {
+      recurrence: { kind: 'ONCE', executeAt: '2026-12-28T09:00:00-05:00' },
+      action: batchAction([item(900_000, '77778888999'), item(900_000, '11112222333')]),
+    });
+    expect(big.status).toBe(201);
+    setClock('2026-12-28T09:00:01-05:00');
+    const [run] = await eventually(
+      async () => {
+        const rs = await runsOf(co, ok.body.id);
+        return rs.length === 1 && rs[0].status !== 'STARTING' ? rs : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(run).toMatchObject({ status: 'STARTED', amountCents: 500_000, transferId: null, walletMoveId: null, batchId: expect.any(String) });
+    expect(['EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED']).toContain(run.batchStatus);
+    const batch = await stack.http('GET', `/transfers/batches/${run.batchId}`, { token: co.readKey });
+    expect(batch.status).toBe(200);
+    expect(batch.body.itemCount).toBe(2);
+    const batchesUnder = async (key: string) =>
+      Number((await db.query(`select count(*)::int as n from transfer.batches where company_id = $1 and idempotency_key = $2`, [co.id, key])).rows[0].n);
+    expect(await batchesUnder(run.runKey)).toBe(1);
+
+    const [failed] = await eventually(
+      async () => {
+        const rs = await runsOf(co, big.body.id);
+        return rs.length === 1 && rs[0].status !== 'STARTING' ? rs : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(failed).toMatchObject({ status: 'FAILED', batchId: null, error: { code: 'INSUFFICIENT_BALANCE' } });
+    const left = await db.query(`select state from transfer.batches where company_id = $1 and idempotency_key = $2`, [co.id, failed.runKey]);
+    expect(left.rows.map((r: { state: string }) => r.state)).toEqual(['CANCELLED']);
+    // Only the first batch's 500,000 left ACH (before fees): nothing of the unfunded one is held.
+    const ach = Number((await balances(co)).ACH);
+    expect(ach).toBeLessThanOrEqual(500_000);
+    expect(ach).toBeGreaterThan(400_000);
   });
 });

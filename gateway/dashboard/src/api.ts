@@ -218,6 +218,7 @@ export interface ScheduleSend {
 }
 export type ScheduleAction =
   | { kind: 'SEND'; send: ScheduleSend }
+  | { kind: 'BATCH'; batch: { description?: string; mode: string; items: ScheduleSend[] } }
   | { kind: 'MOVE'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; amountCents: number; description?: string }
   | { kind: 'TOP_UP'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; targetBalanceCents: number; description?: string };
 export interface Schedule {
@@ -241,7 +242,9 @@ export interface ScheduleRun extends ScheduleRunRef {
   amountCents: number | null;
   transferId: string | null;
   walletMoveId: string | null;
+  batchId: string | null;
   transferStatus: string | null;
+  batchStatus: string | null;
   error: { code: string; message: string } | null;
 }
 export interface ScheduleProjection {

@@ -61,6 +61,10 @@ export function actionText(a: ScheduleAction): string {
       }
       return `Enviar ${formatCop(s.amount)} a ${to}`;
     }
+    case 'BATCH': {
+      const total = a.batch.items.reduce((sum, i) => sum + i.amount, 0);
+      return `Pagar un lote de ${a.batch.items.length} ${a.batch.items.length === 1 ? 'pago' : 'pagos'} por ${formatCop(total)}`;
+    }
     case 'MOVE':
       return `Mover ${formatCop(a.amountCents)} de ${label(RAIL_LABEL, a.from)} a ${label(RAIL_LABEL, a.to)}`;
     case 'TOP_UP':
@@ -71,7 +75,7 @@ export function actionText(a: ScheduleAction): string {
 }
 
 function runRow(r: ScheduleRun): HTMLElement {
-  const made = r.transferId ? `Transferencia ${r.transferId}` : r.walletMoveId ? `Movimiento ${r.walletMoveId}` : '—';
+  const made = r.transferId ? `Transferencia ${r.transferId}` : r.batchId ? `Lote ${r.batchId}` : r.walletMoveId ? `Movimiento ${r.walletMoveId}` : '—';
   return h(
     'tr',
     { 'data-testid': 'schedule-run-row', 'data-id': r.id },

@@ -44,6 +44,7 @@ export interface RunRow {
   amountCents: bigint | null;
   transferId: string | null;
   moveId: string | null;
+  batchId: string | null;
   outcomeStatus: string | null;
   errorCode: string | null;
   errorMessage: string | null;
@@ -61,7 +62,7 @@ const SCHEDULE_COLUMNS = `id::text as id, company_id::text as company_id, status
 /** A run's columns, qualified by `t` (a table alias and a dot) when the statement joins another table. */
 const runColumns = (t = '') => `${t}id::text as id, ${t}schedule_id::text as schedule_id, ${t}company_id::text as company_id, ${t}seq,
   ${isoCol(`${t}nominal_at`, 'nominal_at')}, ${t}nominal_local, ${isoCol(`${t}due_at`, 'due_at')}, ${t}run_key, ${t}action, ${t}status,
-  ${t}amount_cents::text as amount_cents, ${t}transfer_id, ${t}move_id, ${t}outcome_status, ${t}error_code, ${t}error_message, ${t}attempts,
+  ${t}amount_cents::text as amount_cents, ${t}transfer_id, ${t}move_id, ${t}batch_id, ${t}outcome_status, ${t}error_code, ${t}error_message, ${t}attempts,
   ${isoCol(`${t}claimed_at`, 'claimed_at')}, ${isoCol(`${t}finished_at`, 'finished_at')}`;
 const RUN_COLUMNS = runColumns();
 
@@ -105,6 +106,7 @@ function runOf(r: Raw): RunRow {
     amountCents: r.amount_cents == null ? null : BigInt(String(r.amount_cents)),
     transferId: (r.transfer_id as string | null) ?? null,
     moveId: (r.move_id as string | null) ?? null,
+    batchId: (r.batch_id as string | null) ?? null,
     outcomeStatus: (r.outcome_status as string | null) ?? null,
     errorCode: (r.error_code as string | null) ?? null,
     errorMessage: (r.error_message as string | null) ?? null,
@@ -330,6 +332,7 @@ export class ScheduleStore {
       amountCents: bigint | null;
       transferId?: string | null;
       moveId?: string | null;
+      batchId?: string | null;
       outcomeStatus?: string | null;
       errorCode?: string | null;
       errorMessage?: string | null;
@@ -337,7 +340,7 @@ export class ScheduleStore {
     },
   ): Promise<boolean> {
     const rows = await q.query(
-      `update gateway.schedule_runs set status = ?, amount_cents = coalesce(?::bigint, amount_cents), transfer_id = ?, move_id = ?, outcome_status = ?,
+      `update gateway.schedule_runs set status = ?, amount_cents = coalesce(?::bigint, amount_cents), transfer_id = ?, move_id = ?, batch_id = ?, outcome_status = ?,
               error_code = ?, error_message = ?, finished_at = ?::timestamptz, lease_until = null
         where id = ? and status = 'STARTING' returning id`,
       [
@@ -345,6 +348,7 @@ export class ScheduleStore {
         o.amountCents?.toString() ?? null,
         o.transferId ?? null,
         o.moveId ?? null,
+        o.batchId ?? null,
         o.outcomeStatus ?? null,
         o.errorCode ?? null,
         o.errorMessage ?? null,

@@ -3014,7 +3014,7 @@ export interface components {
       /** @description As it was given (ScheduleAction). */
       action: {
         /** @enum {string} */
-        kind: 'SEND' | 'MOVE' | 'TOP_UP';
+        kind: 'SEND' | 'BATCH' | 'MOVE' | 'TOP_UP';
       } & {
         [key: string]: unknown;
       };
@@ -3066,10 +3066,26 @@ export interface components {
     };
     ScheduleAction:
       | components['schemas']['ScheduleSendAction']
+      | components['schemas']['ScheduleBatchAction']
       | components['schemas']['ScheduleMoveBrebToAchAction']
       | components['schemas']['ScheduleMoveAchToBrebAction']
       | components['schemas']['ScheduleTopUpBrebToAchAction']
       | components['schemas']['ScheduleTopUpAchToBrebAction'];
+    /** @description Each run is an ordinary bulk payout (POST /transfers/batches, then its execution): decided by the approval policy in force at the run; all its funds reserved at once at the run, or none (the run fails and the batch is cancelled). */
+    ScheduleBatchAction: {
+      /** @constant */
+      kind: 'BATCH';
+      batch: {
+        description?: string;
+        /**
+         * @description `all` (default): an invalid item rejects the run; `valid_only`: the valid items run. Default: `"all"`.
+         * @enum {string}
+         */
+        mode?: 'all' | 'valid_only';
+        /** @description 1..10000 payouts, each checked at the run as a bulk payout's item. */
+        items: components['schemas']['ScheduledBatchItem'][];
+      };
+    };
     /** @description Each run moves a fixed amount between your wallets (POST /wallets/moves). From ACH to BREB. */
     ScheduleMoveAchToBrebAction: {
       /** @constant */
@@ -3152,7 +3168,7 @@ export interface components {
          */
         dueAt: string;
         /** @enum {string} */
-        actionKind: 'SEND' | 'MOVE' | 'TOP_UP';
+        actionKind: 'SEND' | 'BATCH' | 'MOVE' | 'TOP_UP';
         /**
          * @description The wallet it takes money from.
          * @enum {string}
@@ -3191,7 +3207,7 @@ export interface components {
        */
       runKey: string;
       /**
-       * @description STARTING (being made), STARTED (its transfer or move exists), FAILED (nothing moved: see error), SKIPPED (nothing to do).
+       * @description STARTING (being made), STARTED (its transfer, batch or move exists), FAILED (nothing moved: see error), SKIPPED (nothing to do).
        * @enum {string}
        */
       status: 'STARTING' | 'STARTED' | 'FAILED' | 'SKIPPED';
@@ -3200,8 +3216,12 @@ export interface components {
       transferId: string | null;
       /** @description The move it made (GET /wallets/moves/{id}). */
       walletMoveId: string | null;
+      /** @description The bulk payout it made and executed (GET /transfers/batches/{id}). */
+      batchId: string | null;
       /** @description The send's status as it answered at the run. */
       transferStatus: components['schemas']['MovementStatus'] | null;
+      /** @description The batch's status as its execution answered at the run. */
+      batchStatus: components['schemas']['BatchStatus'] | null;
       error: {
         code: string;
         message: string;
@@ -3253,6 +3273,30 @@ export interface components {
        */
       targetBalanceCents: number;
       /** @description A note on each run's move (the movements' `description`). */
+      description?: string;
+    };
+    /** @description One payout of the batch: `destination.brebKey` (BREB, `targetName` required) or `destination.bankAccount` (ACH). */
+    ScheduledBatchItem: components['schemas']['ScheduledBatchItemBrebKey'] | components['schemas']['ScheduledBatchItemBankAccount'];
+    /** @description ACH to a bank account: `destination.bankAccount`. */
+    ScheduledBatchItemBankAccount: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      destination: components['schemas']['BankAccountDestination'];
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName?: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      description?: string;
+    };
+    /** @description BREB to a key: `destination.brebKey`, `targetName` required. */
+    ScheduledBatchItemBrebKey: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      destination: components['schemas']['BrebKeyDestination'];
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
       description?: string;
     };
     /** @description What each run sends: exactly one of `destination.brebKey` (BREB), `destination.bankAccount` (ACH) or `counterpartyId`; `targetName` is required for BREB to a key. */
@@ -6431,6 +6475,8 @@ export interface operations {
            *       "items": [
            *         {
            *           "amountCents": 250000000,
+           *           "batchId": null,
+           *           "batchStatus": null,
            *           "claimedAt": "2026-12-15T13:00:00.412907Z",
            *           "dueAt": "2026-12-15T13:00:00.000000Z",
            *           "error": null,

@@ -2,7 +2,9 @@ import { BUSINESS_DAY_RULES, MAX_SCHEDULE_RUNS, WEEKDAYS } from '@wallet/platfor
 import { z } from 'zod';
 import { centsNumber, centsString, count, documentAsOneOf, instant, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
 import { centsSchema, INSTANT_PARAM_PATTERN, queryInt, textSchema } from '../../http/validation.js';
-import { ScheduledSendBody } from '../transfers/schemas.js';
+import { ScheduledBatchItemBody, ScheduledSendBody } from '../transfers/schemas.js';
+import { BATCH_MODES, BatchStatusSchema } from '../transfers/batches/schemas.js';
+import { MAX_BATCH_ITEMS } from '../transfers/batches/batch-items.js';
 import { MovementStatusSchema } from '../wallets/schemas.js';
 
 const WALLETS = ['BREB', 'ACH'] as const;
@@ -56,6 +58,24 @@ const SEND_ACTION = z.strictObject({ kind: z.literal('SEND'), send: ScheduledSen
   id: 'ScheduleSendAction',
   description: 'Each run is an ordinary send (POST /transfers/send), decided by the approval policy in force at the run; its funds are reserved at the run.',
 });
+const BATCH_ACTION = z
+  .strictObject({
+    kind: z.literal('BATCH'),
+    batch: z.strictObject({
+      description: textSchema(0, 255).optional(),
+      mode: z.enum(BATCH_MODES).default('all').meta({ description: '`all` (default): an invalid item rejects the run; `valid_only`: the valid items run.' }),
+      items: z
+        .array(ScheduledBatchItemBody)
+        .min(1)
+        .max(MAX_BATCH_ITEMS)
+        .meta({ description: `1..${MAX_BATCH_ITEMS} payouts, each checked at the run as a bulk payout's item.` }),
+    }),
+  })
+  .meta({
+    id: 'ScheduleBatchAction',
+    description:
+      'Each run is an ordinary bulk payout (POST /transfers/batches, then its execution): decided by the approval policy in force at the run; all its funds reserved at once at the run, or none (the run fails and the batch is cancelled).',
+  });
 const MOVE_ACTION = z
   .strictObject({
     kind: z.literal('MOVE'),
@@ -77,7 +97,7 @@ const TOP_UP_ACTION = z
   .meta({ id: 'ScheduleTopUpAction', description: 'Each run tops `to` up to a balance from `from` (the amount is computed at the run).' });
 
 function checkWallets(a: { kind: string; from?: string; to?: string }, ctx: z.RefinementCtx): void {
-  if (a.kind !== 'SEND' && a.from === a.to)
+  if ((a.kind === 'MOVE' || a.kind === 'TOP_UP') && a.from === a.to)
     ctx.addIssue({ code: 'custom', path: ['to'], message: 'Debe ser la otra billetera de la empresa (distinta de from).' });
 }
 
@@ -92,8 +112,8 @@ const directed = (a: typeof MOVE_ACTION | typeof TOP_UP_ACTION, kind: string) =>
   });
 
 export const ScheduleActionSchema = documentAsOneOf(
-  z.discriminatedUnion('kind', [SEND_ACTION, MOVE_ACTION, TOP_UP_ACTION]).superRefine(checkWallets).meta({ id: 'ScheduleAction' }),
-  [SEND_ACTION, ...directed(MOVE_ACTION, 'Move'), ...directed(TOP_UP_ACTION, 'TopUp')],
+  z.discriminatedUnion('kind', [SEND_ACTION, BATCH_ACTION, MOVE_ACTION, TOP_UP_ACTION]).superRefine(checkWallets).meta({ id: 'ScheduleAction' }),
+  [SEND_ACTION, BATCH_ACTION, ...directed(MOVE_ACTION, 'Move'), ...directed(TOP_UP_ACTION, 'TopUp')],
 );
 
 const ruleFields = {
@@ -141,7 +161,7 @@ export const ScheduleSchema = z
     endAt: instant().nullable(),
     maxRuns: count().nullable(),
     action: z
-      .object({ kind: z.enum(['SEND', 'MOVE', 'TOP_UP']) })
+      .object({ kind: z.enum(['SEND', 'BATCH', 'MOVE', 'TOP_UP']) })
       .loose()
       .meta({ description: 'As it was given (ScheduleAction).' }),
     runsStarted: count(),
@@ -163,12 +183,14 @@ export const ScheduleRunSchema = z
       .string()
       .meta({ description: 'The idempotency key the run used downstream: schedule:<id>:<nominal time, Bogotá>.', example: 'schedule:0b7e…:2026-12-15T08:00' }),
     status: z.enum(['STARTING', 'STARTED', 'FAILED', 'SKIPPED']).meta({
-      description: 'STARTING (being made), STARTED (its transfer or move exists), FAILED (nothing moved: see error), SKIPPED (nothing to do).',
+      description: 'STARTING (being made), STARTED (its transfer, batch or move exists), FAILED (nothing moved: see error), SKIPPED (nothing to do).',
     }),
     amountCents: centsNumber(MAX_TRANSFER_CENTS).nullable(),
     transferId: z.string().nullable().meta({ description: 'The send it made (GET /transfers/{id}).' }),
     walletMoveId: z.string().nullable().meta({ description: 'The move it made (GET /wallets/moves/{id}).' }),
+    batchId: z.string().nullable().meta({ description: 'The bulk payout it made and executed (GET /transfers/batches/{id}).' }),
     transferStatus: MovementStatusSchema.nullable().meta({ description: "The send's status as it answered at the run." }),
+    batchStatus: BatchStatusSchema.nullable().meta({ description: "The batch's status as its execution answered at the run." }),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     claimedAt: instant(),
     finishedAt: instant().nullable(),
@@ -199,7 +221,7 @@ export const ScheduleProjectionSchema = z
         scheduleId: z.string().meta({ format: 'uuid' }),
         description: z.string().nullable(),
         ...RunRefSchema.shape,
-        actionKind: z.enum(['SEND', 'MOVE', 'TOP_UP']),
+        actionKind: z.enum(['SEND', 'BATCH', 'MOVE', 'TOP_UP']),
         rail: z.enum(WALLETS).meta({ description: 'The wallet it takes money from.' }),
         amountCents: centsString(),
         balanceAfterCents: centsString().meta({ description: 'That wallet after the run, in the projection.' }),

@@ -383,3 +383,22 @@ export const ScheduledSendBody = documentAsOneOf(
     (v as z.ZodObject).omit({ reference: true }).meta({ id: `Scheduled${String(v.meta()?.id)}`, description: String(v.meta()?.description ?? '') }),
   ),
 );
+
+/**
+ * An item of the bulk payout a schedule makes at each run: a scheduled send (no `reference`, no
+ * `targetAnchorHandle`) without `counterpartyId` (a bulk payout's items name their destination).
+ */
+export const ScheduledBatchItemBody = documentAsOneOf(
+  scheduledSendFields
+    .omit({ counterpartyId: true })
+    .superRefine((b, ctx) => checkSend(b, ctx, 'destination'))
+    .meta({
+      id: 'ScheduledBatchItem',
+      description: 'One payout of the batch: `destination.brebKey` (BREB, `targetName` required) or `destination.bankAccount` (ACH).',
+    }),
+  SEND_VARIANTS.filter((v) => !('targetAnchorHandle' in v.shape) && !('counterpartyId' in v.shape)).map((v) =>
+    (v as z.ZodObject)
+      .omit({ reference: true })
+      .meta({ id: `ScheduledBatchItem${String(v.meta()?.id).replace(/^SendTo|Request$/g, '')}`, description: String(v.meta()?.description ?? '') }),
+  ),
+);

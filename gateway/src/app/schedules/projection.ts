@@ -13,7 +13,7 @@ export interface ProjectedRun {
   seq: number;
   nominalAt: string;
   dueAt: string;
-  actionKind: 'SEND' | 'MOVE' | 'TOP_UP';
+  actionKind: 'SEND' | 'BATCH' | 'MOVE' | 'TOP_UP';
   rail: Rail;
   amountCents: string;
   balanceAfterCents: string;
@@ -41,7 +41,16 @@ export interface Projection {
  * a move takes from one wallet and gives to the other, a top-up moves what its wallet then lacks.
  * A wallet's shortfall is how far below zero it would go (what it needs more to make every run).
  */
-export function projectRuns(schedules: readonly ScheduleRow[], available: Record<Rail, bigint>, from: Date, until: Date): Projection {
+export function projectRuns(
+  schedules: readonly ScheduleRow[],
+  available: Record<Rail, bigint>,
+  from: Date,
+  until: Date,
+  counterpartyRails: ReadonlyMap<string, Rail> = new Map(),
+): Projection {
+  /** A send's wallet: ACH to a bank account or an ACH counterparty, BREB otherwise. */
+  const railOf = (send: SendLike): Rail =>
+    send.destination?.bankAccount ? 'ACH' : send.counterpartyId ? (counterpartyRails.get(send.counterpartyId) ?? 'BREB') : 'BREB';
   const due: Array<{ s: ScheduleRow; seq: number; nominalAt: Date; dueAt: Date }> = [];
   for (const s of schedules) {
     if (!s.next) continue;
@@ -61,35 +70,40 @@ export function projectRuns(schedules: readonly ScheduleRow[], available: Record
   const firstShort: Record<Rail, Date | null> = { BREB: null, ACH: null };
   const runs: ProjectedRun[] = [];
   for (const d of due) {
-    const a = d.s.action as Record<string, unknown> & { kind: 'SEND' | 'MOVE' | 'TOP_UP' };
-    let rail: Rail;
-    let amount: bigint;
+    const a = d.s.action as Record<string, unknown> & { kind: 'SEND' | 'BATCH' | 'MOVE' | 'TOP_UP' };
+    /** What the run takes from each wallet (a batch may take from both). */
+    const takes: Array<[Rail, bigint]> = [];
     if (a.kind === 'SEND') {
-      const send = a.send as { amount: number; destination?: { bankAccount?: unknown } };
-      rail = send.destination?.bankAccount ? 'ACH' : 'BREB';
-      amount = BigInt(send.amount);
+      const send = a.send as SendLike;
+      takes.push([railOf(send), BigInt(send.amount)]);
+    } else if (a.kind === 'BATCH') {
+      const sums = { BREB: 0n, ACH: 0n };
+      for (const item of (a.batch as { items: SendLike[] }).items) sums[railOf(item)] += BigInt(item.amount);
+      for (const rail of RAILS) if (sums[rail] > 0n) takes.push([rail, sums[rail]]);
     } else {
-      rail = a.from as Rail;
       const to = a.to as Rail;
-      amount = a.kind === 'MOVE' ? BigInt(a.amountCents as number) : maxBig(0n, BigInt(a.targetBalanceCents as number) - balance[to]);
+      const amount = a.kind === 'MOVE' ? BigInt(a.amountCents as number) : maxBig(0n, BigInt(a.targetBalanceCents as number) - balance[to]);
       balance[to] += amount;
       inn[to] += amount;
+      takes.push([a.from as Rail, amount]);
     }
-    balance[rail] -= amount;
-    out[rail] += amount;
-    if (balance[rail] < lowest[rail]) lowest[rail] = balance[rail];
-    if (balance[rail] < 0n && firstShort[rail] === null) firstShort[rail] = d.dueAt;
-    runs.push({
-      scheduleId: d.s.id,
-      description: d.s.description,
-      seq: d.seq,
-      nominalAt: formatInstant(d.nominalAt),
-      dueAt: formatInstant(d.dueAt),
-      actionKind: a.kind,
-      rail,
-      amountCents: amount.toString(),
-      balanceAfterCents: balance[rail].toString(),
-    });
+    for (const [rail, amount] of takes) {
+      balance[rail] -= amount;
+      out[rail] += amount;
+      if (balance[rail] < lowest[rail]) lowest[rail] = balance[rail];
+      if (balance[rail] < 0n && firstShort[rail] === null) firstShort[rail] = d.dueAt;
+      runs.push({
+        scheduleId: d.s.id,
+        description: d.s.description,
+        seq: d.seq,
+        nominalAt: formatInstant(d.nominalAt),
+        dueAt: formatInstant(d.dueAt),
+        actionKind: a.kind,
+        rail,
+        amountCents: amount.toString(),
+        balanceAfterCents: balance[rail].toString(),
+      });
+    }
   }
   const wallets = RAILS.map((rail) => ({
     rail,
@@ -110,6 +124,18 @@ export function projectRuns(schedules: readonly ScheduleRow[], available: Record
 }
 
 const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
+
+type SendLike = { amount: number; destination?: { bankAccount?: unknown }; counterpartyId?: string };
+
+/** The counterparties the schedules' sends name (their rail decides the wallet a run takes from). */
+export function counterpartiesNamed(schedules: readonly ScheduleRow[]): string[] {
+  const ids = new Set<string>();
+  for (const s of schedules) {
+    const send = s.action.kind === 'SEND' ? (s.action.send as SendLike) : undefined;
+    if (send?.counterpartyId) ids.add(send.counterpartyId);
+  }
+  return [...ids];
+}
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 
 const WEEKDAY_ES = ['domingo', 'lunes', 'martes', 'miércoles', 'jueves', 'viernes', 'sábado'];

@@ -4,6 +4,7 @@ import type { LedgerClient } from '../../clients/ledger-client.js';
 import type { TransferClient } from '../../clients/transfer-client.js';
 import { requestHash, sendRequestOf } from '../../api/transfers/presenters.js';
 import { railToProto } from '../../api/wallets/presenters.js';
+import { jsonBatchRequestOf } from '../../api/transfers/batches/presenters.js';
 import { ApiKeyStore, type KeyPrincipalRow } from '../../persistence/api-key.store.js';
 
 import { ScheduleStore, type RunRow } from '../../persistence/schedule.store.js';
@@ -24,15 +25,22 @@ export const AUTHOR_INACTIVE = {
   message:
     'La clave de API que creó o modificó por última vez el programa fue revocada, perdió el permiso de escritura o la empresa está suspendida; el programa quedó en pausa.',
 };
+export const BATCH_REJECTED = {
+  code: 'BATCH_REJECTED',
+  message: 'El lote de la ejecución fue rechazado en la validación (un ítem inválido en modo all, o ningún ítem válido): no se movió dinero.',
+};
+/** As POST /transfers/batches waits for a large batch's validation. */
+const BATCH_CREATE_DEADLINE_MS = 55_000;
 const TOP_UP_NOTHING = 'El saldo de la billetera destino ya alcanzaba el objetivo: no se movió nada.';
 
 type Action =
   | { kind: 'SEND'; send: Parameters<typeof sendRequestOf>[0] }
+  | { kind: 'BATCH'; batch: { description?: string; mode: 'all' | 'valid_only'; items: Array<{ amount: number }> } }
   | { kind: 'MOVE'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; amountCents: number; description?: string }
   | { kind: 'TOP_UP'; from: 'BREB' | 'ACH'; to: 'BREB' | 'ACH'; targetBalanceCents: number; description?: string };
 
 type Outcome =
-  | { kind: 'started'; transferId: string | null; moveId: string | null; amountCents: bigint; status: string }
+  | { kind: 'started'; transferId: string | null; moveId: string | null; batchId?: string; amountCents: bigint; status: string }
   | { kind: 'failed'; code: string; message: string; amountCents: bigint }
   | { kind: 'skipped'; reason: string };
 
@@ -88,6 +96,8 @@ export class RunExecutor {
         const t = res.transfer!;
         return { kind: 'started', transferId: t.id, moveId: null, amountCents: BigInt(action.send.amount), status: statusName(t.status) };
       }
+      case 'BATCH':
+        return this.makeBatch(run, action, call);
       case 'MOVE': {
         const r = await deps.ledger.move(moveRequest(run, action, BigInt(action.amountCents)), call);
         return { kind: 'started', transferId: null, moveId: r.moveId, amountCents: BigInt(action.amountCents), status: 'COMPLETED' };
@@ -106,6 +116,39 @@ export class RunExecutor {
         const r = await deps.ledger.move(moveRequest(run, action, amount), call);
         return { kind: 'started', transferId: null, moveId: r.moveId, amountCents: amount, status: 'COMPLETED' };
       }
+    }
+  }
+
+  /**
+   * A BATCH run: creates the bulk payout under the run's key (a retry gets that batch) and executes it
+   * (executing again is safe: it answers the batch as it is). A batch rejected at validation (mode `all`
+   * with an invalid item, or no valid item) fails the run (BATCH_REJECTED). An execution the wallets
+   * cannot fund (INSUFFICIENT_BALANCE) or the policy refuses fails the run, and the batch is cancelled
+   * so nothing stays waiting; a refusal that may pass (a service down) leaves the run to be tried again.
+   */
+  private async makeBatch(run: RunRow, action: Extract<Action, { kind: 'BATCH' }>, call: CallContext): Promise<Outcome> {
+    const { deps } = this;
+    const amountCents = action.batch.items.reduce((sum, i) => sum + BigInt(i.amount), 0n);
+    const created = await deps.transfer.createBatch(
+      jsonBatchRequestOf(
+        { mode: action.batch.mode, items: action.batch.items, ...(action.batch.description !== undefined ? { description: action.batch.description } : {}) },
+        run.runKey,
+      ),
+      call,
+      { deadlineMs: BATCH_CREATE_DEADLINE_MS },
+    );
+    const batch = created.batch!;
+    if (batch.state === 'REJECTED') return { kind: 'failed', code: BATCH_REJECTED.code, message: BATCH_REJECTED.message, amountCents };
+    try {
+      const b = await deps.transfer.executeBatch({ batchId: batch.id }, call, { deadlineMs: deps.sendDeadlineMs });
+      return { kind: 'started', transferId: null, moveId: null, batchId: b.id, amountCents, status: b.state };
+    } catch (err) {
+      if (err instanceof AppError && !TRANSIENT.has(err.code)) {
+        await deps.transfer.cancelBatch({ batchId: batch.id }, call).catch((e: unknown) => {
+          deps.log.warn({ err: (e as Error).message, batchId: batch.id }, 'the batch of a failed schedule run could not be cancelled; it expires unexecuted');
+        });
+      }
+      throw err;
     }
   }
 
@@ -160,6 +203,7 @@ export class RunExecutor {
         amountCents: o.kind === 'skipped' ? null : o.amountCents,
         transferId: o.kind === 'started' ? o.transferId : null,
         moveId: o.kind === 'started' ? o.moveId : null,
+        batchId: o.kind === 'started' ? (o.batchId ?? null) : null,
         outcomeStatus: o.kind === 'started' ? o.status : null,
         errorCode: o.kind === 'failed' ? o.code : null,
         errorMessage: o.kind === 'failed' ? o.message : o.kind === 'skipped' ? o.reason : null,
@@ -179,6 +223,7 @@ const statusName = (s: string) => (s.startsWith('MOVEMENT_STATUS_') ? s.slice('M
 function plannedAmount(run: RunRow): bigint {
   const a = run.action as unknown as Action;
   if (a.kind === 'SEND') return BigInt(a.send.amount);
+  if (a.kind === 'BATCH') return a.batch.items.reduce((sum, i) => sum + BigInt(i.amount), 0n);
   if (a.kind === 'MOVE') return BigInt(a.amountCents);
   return run.amountCents ?? 0n;
 }

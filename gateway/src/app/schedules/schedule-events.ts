@@ -28,7 +28,7 @@ export async function appendRunEvent(
   tx: Queryable,
   r: RunRow,
   o:
-    | { kind: 'started'; transferId: string | null; moveId: string | null; amountCents: bigint; status: string; at: string }
+    | { kind: 'started'; transferId: string | null; moveId: string | null; batchId?: string | null; amountCents: bigint; status: string; at: string }
     | { kind: 'failed'; code: string; message: string; amountCents: bigint; at: string }
     | { kind: 'skipped'; reason: string; at: string },
 ): Promise<void> {
@@ -39,6 +39,7 @@ export async function appendRunEvent(
       run: refOf(r),
       ...(o.transferId ? { transferId: o.transferId } : {}),
       ...(o.moveId ? { moveId: o.moveId } : {}),
+      ...(o.batchId ? { batchId: o.batchId } : {}),
       amountCents: o.amountCents,
       status: o.status,
       occurredAt: o.at,

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { AppError, checkScheduleRule, type BusinessDayRule, invalidRequest, Problems, upcomingRuns, type CallContext, type Database } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
+import type { TransferClient } from '../../clients/transfer-client.js';
 import { ScheduleStore, type NextRun, type RunRow, type ScheduleRow, type ScheduleStatus, type StoredRule } from '../../persistence/schedule.store.js';
 import type { SchedulerClock } from './clock.js';
 import { nextAfter, nextOnResume, ruleOf } from './schedule-rules.js';
-import { projectRuns, type Projection } from './projection.js';
+import { counterpartiesNamed, projectRuns, type Projection } from './projection.js';
 
 const store = new ScheduleStore();
 
@@ -52,6 +53,8 @@ export class Schedules {
     private readonly db: Database,
     private readonly ledger: LedgerClient,
     private readonly clock: SchedulerClock,
+    /** Reads the counterparties a projection's sends name (absent in compositions without the transfer service). */
+    private readonly transfer?: Pick<TransferClient, 'getCounterparty'>,
   ) {}
 
   async create(call: CallContext, body: CreateScheduleInput): Promise<ScheduleRow> {
@@ -167,7 +170,15 @@ export class Schedules {
       ACH: wallets.find((w) => w.rail === ledgerV1.Rail.ACH)?.availableCents ?? 0n,
     };
     const from = this.clock.now();
-    return projectRuns(schedules, available, from, new Date(from.getTime() + days * 86_400_000));
+    // A send to a counterparty takes from the counterparty's rail (a deleted one: not counted as either, it will fail).
+    const rails = new Map<string, 'BREB' | 'ACH'>();
+    if (this.transfer) {
+      for (const id of counterpartiesNamed(schedules)) {
+        const c = await this.transfer.getCounterparty({ id }, call).catch(() => undefined);
+        if (c && (c.rail === 'BREB' || c.rail === 'ACH')) rails.set(id, c.rail);
+      }
+    }
+    return projectRuns(schedules, available, from, new Date(from.getTime() + days * 86_400_000), rails);
   }
 
   /** The schedule's next runs (up to `count`), from its next one. */

@@ -55,6 +55,7 @@ export class Migration0011Schedules extends Migration {
         amount_cents bigint,
         transfer_id text,
         move_id text,
+        batch_id text,
         outcome_status text,
         error_code text,
         error_message text,

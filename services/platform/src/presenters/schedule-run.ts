@@ -14,8 +14,12 @@ export interface ScheduleRunRecord {
   amountCents: bigint | null;
   transferId: string | null;
   moveId: string | null;
+  /** The bulk payout a BATCH run made and executed. */
+  batchId: string | null;
   /** The transfer's status as the send answered it (a send's run only). */
   transferStatus: string | null;
+  /** The batch's status as its execution answered it (a BATCH run only). */
+  batchStatus: string | null;
   error: { code: string; message: string } | null;
   /** When a replica claimed it (the API has it; an event does not). */
   claimedAt?: string;
@@ -37,7 +41,9 @@ export function scheduleRunView(r: ScheduleRunRecord): Record<string, unknown> {
     amountCents: r.amountCents === null ? null : Number(r.amountCents),
     transferId: r.transferId,
     walletMoveId: r.moveId,
+    batchId: r.batchId,
     transferStatus: r.transferId ? r.transferStatus : null,
+    batchStatus: r.batchId ? r.batchStatus : null,
     error: r.status === 'FAILED' ? r.error : null,
     ...(r.claimedAt !== undefined ? { claimedAt: inst(r.claimedAt) } : {}),
     finishedAt: r.finishedAt === null ? null : inst(r.finishedAt),
@@ -69,7 +75,9 @@ export function scheduleRunOfEvent(subject: string, payload: unknown): { company
         amountCents: e.amountCents,
         transferId: e.transferId ?? null,
         moveId: e.moveId ?? null,
+        batchId: e.batchId ?? null,
         transferStatus: e.transferId ? e.status : null,
+        batchStatus: e.batchId ? e.status : null,
         error: null,
         finishedAt: e.occurredAt,
       },
@@ -86,7 +94,9 @@ export function scheduleRunOfEvent(subject: string, payload: unknown): { company
         amountCents: e.amountCents,
         transferId: null,
         moveId: null,
+        batchId: null,
         transferStatus: null,
+        batchStatus: null,
         error: { code: e.errorCode, message: e.errorMessage },
         finishedAt: e.occurredAt,
       },
@@ -97,7 +107,18 @@ export function scheduleRunOfEvent(subject: string, payload: unknown): { company
     const ref = refOf(e.run);
     return {
       companyId: ref.companyId,
-      run: { ...base(ref), status: 'SKIPPED', amountCents: null, transferId: null, moveId: null, transferStatus: null, error: null, finishedAt: e.occurredAt },
+      run: {
+        ...base(ref),
+        status: 'SKIPPED',
+        amountCents: null,
+        transferId: null,
+        moveId: null,
+        batchId: null,
+        transferStatus: null,
+        batchStatus: null,
+        error: null,
+        finishedAt: e.occurredAt,
+      },
     };
   }
   return null;

@@ -377,7 +377,9 @@ describe('internal events → public webhook events', () => {
       amountCents: 250_000,
       transferId: 'tr-1',
       walletMoveId: null,
+      batchId: null,
       transferStatus: 'PENDING',
+      batchStatus: null,
       error: null,
       finishedAt: '2026-12-15T13:00:01.250000Z',
     });

@@ -1,6 +1,7 @@
 import { batchToApi, centsToNumber, formatInstant, policyDecisionView } from '@wallet/platform';
 import { ledgerV1, type transferV1 } from '@wallet/proto';
 import { railFromProto } from '../../wallets/presenters.js';
+import { createBatchRequest } from './batch-upload.js';
 
 /** Batch proto → HTTP edge (docs/batches.md): amounts are JSON integers of centavos, like the send response. */
 
@@ -53,4 +54,15 @@ export function batchItemToApi(i: transferV1.BatchItem) {
 /** A page of a batch's items (GET /transfers/batches/{id}/items and the dashboard's). */
 export function batchItemPageToApi(r: transferV1.ListBatchItemsResponse) {
   return { items: r.items.map(batchItemToApi), nextCursor: r.nextCursor ?? null };
+}
+
+/**
+ * A JSON bulk payout as the transfer service takes it (the same decoding as POST /transfers/batches),
+ * under `idempotencyKey`: for the scheduler, whose BATCH runs are ordinary batches.
+ */
+export function jsonBatchRequestOf(
+  body: { description?: string; mode: 'all' | 'valid_only'; items: unknown[] },
+  idempotencyKey: string,
+): transferV1.CreateBatchRequest {
+  return createBatchRequest({ kind: 'json', body }, idempotencyKey);
 }
