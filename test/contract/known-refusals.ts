@@ -22,6 +22,10 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   'listTransactions query.from', // not after `to`
   'listTransactions query.to',
   'sendTransfer targetDocument', // ACH: when given, the account's own document (destination.bankAccount.documentNumber)
+  'createSchedule action.send.targetDocument', // the same rule, for a scheduled send
+  'updateSchedule action.send.targetDocument',
+  'createSchedule action.batch.items.*.targetDocument', // the same rule, for each item of a scheduled bulk payout
+  'updateSchedule action.batch.items.*.targetDocument',
   'createCobro expiresAt', // at least a minute ahead (COBRO_MIN_TTL_SECONDS), at most a year
   'createCobro maxAmountCents', // not below minAmountCents
   'setWalletBalanceAlert highThresholdCents', // above lowThresholdCents + hysteresisCents

@@ -633,6 +633,9 @@ export class SqlLedgerStore implements LedgerStore {
     return this.db.preparedTx(async (tx) => {
       // The wallet row is read, never locked: the posting path is not slowed. Its version is
       // recorded as evaluated, so a posting committed after this read is seen by the next pass.
+      // One wallet's alert right after its settings changed (`only`) waits for a pass that holds it
+      // instead of skipping it: the answer to the change then reads the state that pass (or this one)
+      // decided, never the one before it (a skipped row answered a stale LOW in a full run).
       const due = await tx.query<AlertRow & { company_id: string }>(
         `select a.company_id, a.rail, a.low_cents::text as low_cents, a.high_cents::text as high_cents, a.hysteresis_cents::text as hysteresis_cents,
                 a.state, w.available_cents::text as available_cents, w.version::text as version
@@ -640,7 +643,7 @@ export class SqlLedgerStore implements LedgerStore {
           where w.version > a.evaluated_version ${only ? 'and a.company_id = ? and a.rail = ?' : ''}
           order by a.updated_at
           limit ?
-          for update of a skip locked`,
+          for update of a${only ? '' : ' skip locked'}`,
         only ? [only.companyId, only.rail, limit] : [limit],
       );
       let written = 0;

@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy } from '@nats-io/
 import { createLogger } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { ledgerV1, walletEventsV1 } from '@wallet/proto';
-import { BalanceAlertEvaluator } from '../../src/app/balance-alerts.js';
+import { BalanceAlertEvaluator, SetBalanceAlert } from '../../src/app/balance-alerts.js';
 import { ledgerDeps } from '../../src/app/deps.js';
 import { SqlLedgerStore } from '../../src/persistence/ledger.store.js';
 import { Rail, countRows, expectLedgerConsistent, failure, startHarness, type Harness } from './harness.js';
@@ -206,6 +206,34 @@ describe('Balance alerts', () => {
     } finally {
       await nc.close();
     }
+  });
+
+  it('a change of settings answers the state decided after it, even when another pass holds the alert right then', async () => {
+    const co = await company(1_000n);
+    expect((await setAlert(co, { lowThresholdCents: 5_000n })).state).toBe(State.LOW);
+    await settled(co);
+    const deps = ledgerDeps(new SqlLedgerStore(h.ledger.db), { nudge: () => undefined });
+    const real = new BalanceAlertEvaluator(deps, { intervalMs: 60_000 }, createLogger('test', 'silent'));
+    let holding: Promise<void> | undefined;
+    // Between the new settings and their evaluation, a pass of another replica holds the alert row
+    // (locked, not yet evaluated) for 300 ms: the evaluation waits for it instead of skipping it.
+    const evaluator = {
+      evaluate: async (companyId: string, rail: 'BREB' | 'ACH') => {
+        let locked!: () => void;
+        const isLocked = new Promise<void>((r) => (locked = r));
+        holding = h.ledger.db.tx(async (tx) => {
+          await tx.query('select 1 from ledger.balance_alerts where company_id = ? and rail = ? for update', [companyId, rail]);
+          locked();
+          await new Promise((r) => setTimeout(r, 300));
+        });
+        await isLocked;
+        return real.evaluate(companyId, rail);
+      },
+    };
+    const set = await new SetBalanceAlert(deps, evaluator).execute(co, { rail: 'BREB', lowThresholdCents: 500n, hysteresisCents: 0n });
+    await holding;
+    expect(set.state).toBe('NORMAL');
+    expect(await kinds(co)).toEqual([Kind.LOW, Kind.RECOVERED]);
   });
 
   it('replicas: evaluators racing on the same database alert each crossing once', async () => {
