@@ -1,4 +1,5 @@
 import { PDFParse } from 'pdf-parse';
+import mt940 from 'mt940js';
 import { bogotaInstant, instantFromDate } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { fetchDocumented } from '../support/openapi-check.js';
@@ -283,6 +284,31 @@ describe('statements end to end', () => {
     expect(theirText).toContain('Otra Empresa S.A.S.');
     expect(theirText).not.toContain('Extractos');
     expect(theirText).toContain('$ 3.333,33');
+  });
+
+  it('MT940: parsed by an independent parser (mt940js), its balances and lines the JSON statement’s', async () => {
+    const json = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`)).body;
+    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=mt940`, {
+      headers: { authorization: `Bearer ${co.readKey}` },
+    });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toBe('text/plain; charset=us-ascii');
+    expect(raw.headers.get('content-disposition')).toMatch(/^attachment; filename="extracto-ACH-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.sta"$/);
+    const text = await raw.text();
+    expect(/^[\x20-\x7e\r\n]*$/.test(text)).toBe(true); // the SWIFT character set: no accents, no control characters but CRLF
+    // The parser checks the required tags, one currency, and opening balance + turnover = closing balance (it throws otherwise).
+    const parsed = new mt940.Parser().parse(text);
+    expect(parsed).toHaveLength(1);
+    const st = parsed[0]!;
+    const pesos = (cents: string) => Number(cents) / 100;
+    expect(st.accountIdentification).toBe('900123456-7/ACH');
+    expect(st.currency).toBe('COP');
+    expect(st.openingBalance).toBeCloseTo(pesos(json.opening.availableCents), 2);
+    expect(st.closingBalance).toBeCloseTo(pesos(json.closing.availableCents), 2);
+    expect(st.transactions.map((t: { amount: number }) => t.amount)).toEqual(json.lines.map((l: { amountCents: string }) => pesos(l.amountCents)));
+    expect(st.transactions.map((t: { transactionType: string }) => t.transactionType)).toEqual(['NMSC', 'NTRF', 'NTRF', 'NRTI']);
+    expect(st.transactions[1]!.details).toContain('TRANSFERENCIA ENVIADA');
+    expect(st.transactions[1]!.details).toContain('Ana Maria Perez Gomez'); // accents dropped, as SWIFT's x set has none
   });
 
   it("never shows another company's lines", async () => {

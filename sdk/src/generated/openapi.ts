@@ -58,8 +58,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A wallet's statement between two instants (JSON, CSV or PDF)
-     * @description The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history), and every line in between that changed the available balance, oldest first, each with the running balance: opening + the lines' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA; its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back. A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days. JSON carries at most 10000 lines (more: 422, use format=csv). CSV: UTF-8 with BOM, `;`-separated, CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company's name and NIT, the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing balance, "Página n de m"; at most 10000 lines as JSON (more: 422, use format=csv); streamed page by page. See docs/statements.md.
+     * A wallet's statement between two instants (JSON, CSV, PDF or MT940)
+     * @description The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history), and every line in between that changed the available balance, oldest first, each with the running balance: opening + the lines' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA; its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back. A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days. JSON carries at most 10000 lines (more: 422, use format=csv). CSV: UTF-8 with BOM, `;`-separated, CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company's name and NIT, the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing balance, "Página n de m"; at most 10000 lines as JSON (more: 422, use format=csv); streamed page by page. MT940: a SWIFT customer statement message (`text/plain`, US-ASCII, CRLF; `:25:` the NIT and the wallet, `:60F:`/`:62F:` the opening and closing balances, one `:61:` per line with its `:86:` details), at most as many lines as JSON. See docs/statements.md.
      *
      *     Scope: **READ**.
      *
@@ -4162,7 +4162,7 @@ export interface operations {
         rail: 'BREB' | 'ACH';
         from: string;
         to: string;
-        format?: 'json' | 'csv' | 'pdf';
+        format?: 'json' | 'csv' | 'pdf' | 'mt940';
       };
       header?: {
         /** @description Optional caller-chosen request id. */
@@ -4175,7 +4175,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The statement: JSON (`format=json`), a CSV file (`format=csv`) or a PDF file (`format=pdf`); the files with `Content-Disposition: attachment`. */
+      /** @description The statement: JSON (`format=json`), a CSV file (`format=csv`), a PDF file (`format=pdf`) or an MT940 file (`format=mt940`, `.sta`); the files with `Content-Disposition: attachment`. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4183,7 +4183,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          /** @description On CSV and PDF: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`), the dates of the period's bounds in Bogotá. */
+          /** @description On CSV, PDF and MT940: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`, `.sta`), the dates of the period's bounds in Bogotá. */
           'Content-Disposition'?: string;
           [name: string]: unknown;
         };
@@ -4257,6 +4257,7 @@ export interface operations {
           'application/json': components['schemas']['Statement'];
           'text/csv': string;
           'application/pdf': string;
+          'text/plain': string;
         };
       };
       /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */

@@ -132,13 +132,15 @@ export function movementDetailToApi(m: ledgerV1.Movement) {
 }
 
 /** A statement as a file download: `extracto-<rail>-<from>-<to>.<ext>`, the bounds' dates in Bogotá. */
-export function statementFile(period: { rail: string; from: Instant; to: Instant }, ext: 'csv' | 'pdf', body: unknown) {
+const STATEMENT_TYPES = { csv: 'text/csv; charset=utf-8', pdf: 'application/pdf', sta: 'text/plain; charset=us-ascii' } as const;
+
+export function statementFile(period: { rail: string; from: Instant; to: Instant }, ext: keyof typeof STATEMENT_TYPES, body: unknown) {
   const day = (i: Instant) => bogotaIso(i).slice(0, 10);
   return {
     status: 200,
     body,
     headers: {
-      'Content-Type': ext === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf',
+      'Content-Type': STATEMENT_TYPES[ext],
       'Content-Disposition': `attachment; filename="extracto-${period.rail}-${day(period.from)}-${day(period.to)}.${ext}"`,
       'Cache-Control': 'private, no-store',
     },

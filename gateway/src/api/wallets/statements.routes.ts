@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkStatementPeriod, MAX_JSON_STATEMENT_LINES, StatementQuery } from './statement.js';
 import { statementFile } from './presenters.js';
 import { statementPdf } from './statement-pdf.js';
+import { statementMt940 } from './statement-mt940.js';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { StatementSchema } from './schemas.js';
 import { defineRoute, type AnyRoute, type HandlerResult } from '../../http/route.js';
@@ -25,10 +26,13 @@ export const StatementQuerySchema = z.strictObject({
     example: '2026-11-28T16:39:52.123456Z',
   }),
   format: z
-    .enum(['json', 'csv', 'pdf'])
+    .enum(['json', 'csv', 'pdf', 'mt940'])
     .optional()
     .transform((v) => v ?? 'json')
-    .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines).' }),
+    .meta({
+      description:
+        '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines), `mt940` (SWIFT MT940 for accounting software, at most 10,000 lines).',
+    }),
 });
 
 export function statementRoutes(ledger: LedgerClient, now: () => Date = () => new Date()): AnyRoute[] {
@@ -39,7 +43,7 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
       path: '/wallets/statements',
       operationId: 'getStatement',
       tags: ['Wallets'],
-      summary: "A wallet's statement between two instants (JSON, CSV or PDF)",
+      summary: "A wallet's statement between two instants (JSON, CSV, PDF or MT940)",
       description: [
         'The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history),',
         'and every line in between that changed the available balance, oldest first, each with the running balance: opening +',
@@ -50,6 +54,8 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
         "CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company's name and NIT,",
         'the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing',
         `balance, "Página n de m"; at most ${MAX_JSON_STATEMENT_LINES} lines as JSON (more: 422, use format=csv); streamed page by page.`,
+        'MT940: a SWIFT customer statement message (`text/plain`, US-ASCII, CRLF; `:25:` the NIT and the wallet, `:60F:`/`:62F:` the opening and',
+        'closing balances, one `:61:` per line with its `:86:` details), at most as many lines as JSON.',
         'See docs/statements.md.',
       ].join(' '),
       auth: { kind: 'apiKey', scope: 'READ' },
@@ -58,12 +64,13 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
       responses: {
         200: {
           description:
-            'The statement: JSON (`format=json`), a CSV file (`format=csv`) or a PDF file (`format=pdf`); the files with `Content-Disposition: attachment`.',
+            'The statement: JSON (`format=json`), a CSV file (`format=csv`), a PDF file (`format=pdf`) or an MT940 file (`format=mt940`, `.sta`); the files with `Content-Disposition: attachment`.',
           schema: StatementSchema,
-          contentType: ['text/csv', 'application/pdf'],
+          contentType: ['text/csv', 'application/pdf', 'text/plain'],
           headers: {
             'Content-Disposition': {
-              description: 'On CSV and PDF: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`), the dates of the period\'s bounds in Bogotá.',
+              description:
+                'On CSV, PDF and MT940: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`, `.sta`), the dates of the period\'s bounds in Bogotá.',
               schema: { type: 'string' },
             },
           },
@@ -77,6 +84,7 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
         if (query.format === 'csv') return statementFile(req, 'csv', await statements.csv(req, company, call));
         // PDF: the JSON statement (its cap and its check), then drawn as the client reads.
         if (query.format === 'pdf') return statementFile(req, 'pdf', statementPdf(await statements.json(req, company, call), { generatedAt: now() }));
+        if (query.format === 'mt940') return statementFile(req, 'sta', statementMt940(await statements.json(req, company, call)));
         return { status: 200, body: await statements.json(req, company, call), headers: { 'Cache-Control': 'private, no-store' } };
       },
     }),
