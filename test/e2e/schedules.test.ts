@@ -271,6 +271,25 @@ describe('scheduled payouts end to end', () => {
     const list = await stack.http('GET', '/schedules', { token: other.readKey });
     expect(list.body.items).toEqual([]);
 
+    // Bad input on the other routes: 400 naming the field; another company's runs are 404 too.
+    const patch = (body: unknown) => stack.http('PATCH', `/schedules/${ok.body.id}`, { token: co.writeKey, body });
+    for (const [body, path] of [
+      [{ status: 'CANCELLED' }, 'status'],
+      [{ maxRuns: 10_001 }, 'maxRuns'],
+      [{ maxRuns: '2' }, 'maxRuns'],
+      [{ endAt: 'mañana' }, 'endAt'],
+      [{ action: { kind: 'MOVE', from: 'ACH', to: 'BREB', amountCents: 1e15 } }, 'action.amountCents'],
+      [{ color: 'rojo' }, ''],
+    ] as const) {
+      const r = await patch(body);
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'INVALID_REQUEST' });
+      if (path) expect(r.body.details.fields.map((f: any) => f.path)).toContain(path);
+    }
+    const malformed = await stack.http('PATCH', `/schedules/${ok.body.id}`, { token: co.writeKey, raw: { type: 'application/json', data: '{"status":' } });
+    expect(malformed.status).toBe(400);
+    expect((await stack.http('GET', `/schedules/${ok.body.id}/runs?cursor=abc`, { token: co.readKey })).status).toBe(400);
+    expect((await stack.http('GET', '/schedules/projection?days=99', { token: co.readKey })).status).toBe(400);
+    expect((await stack.http('GET', `/schedules/${ok.body.id}/runs`, { token: other.readKey })).body.error).toBe('SCHEDULE_NOT_FOUND');
     const paused = await stack.http('PATCH', `/schedules/${ok.body.id}`, { token: co.writeKey, body: { status: 'PAUSED' } });
     expect(paused.body).toMatchObject({ status: 'PAUSED', nextRun: null, upcomingRuns: [] });
     const resumed = await stack.http('PATCH', `/schedules/${ok.body.id}`, { token: co.writeKey, body: { status: 'ACTIVE' } });

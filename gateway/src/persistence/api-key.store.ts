@@ -113,11 +113,10 @@ export class ApiKeyStore {
 
   /** The key and its company as a principal, by the key's id (the scheduler acts as the key that wrote a schedule). */
   async findPrincipalById(q: Queryable, companyId: string, keyId: string): Promise<KeyPrincipalRow | undefined> {
-    const row = await this.principalOf(q, `${PRINCIPAL_SELECT} where k.id = ?::uuid`, keyId);
-    return row?.companyId === companyId ? row : undefined;
+    return this.principalOf(q, `${PRINCIPAL_SELECT} where k.id = ?::uuid and k.company_id = ?::uuid`, keyId, companyId);
   }
 
-  private async principalOf(q: Queryable, sql: string, value: string): Promise<KeyPrincipalRow | undefined> {
+  private async principalOf(q: Queryable, sql: string, ...params: string[]): Promise<KeyPrincipalRow | undefined> {
     const rows = await q.query<{
       key_id: string;
       key_hash: string;
@@ -133,7 +132,7 @@ export class ApiKeyStore {
       daily: string;
       monthly: string;
       api_version: string;
-    }>(sql, [value]);
+    }>(sql, params);
     const r = rows[0];
     if (!r) return undefined;
     return {

@@ -208,11 +208,15 @@ export class ScheduleStore {
   async update(
     q: Queryable,
     id: string,
-    s: Pick<ScheduleRow, 'status' | 'description' | 'rule' | 'action' | 'next'> & { lastNominalAt?: string | null; runsStarted?: number },
+    s: Pick<ScheduleRow, 'status' | 'description' | 'rule' | 'action' | 'next'> & {
+      /** The key that changed it becomes the one its runs act as; absent: unchanged (a cancel). */
+      author?: { kind: 'apikey' | 'user'; id: string };
+    },
   ): Promise<ScheduleRow> {
     const rows = await q.query<Raw>(
       `update gateway.schedules set status = ?, description = ?, rule = ?::jsonb, action = ?::jsonb, next_seq = ?, next_nominal_at = ?::timestamptz,
-              next_nominal_local = ?, next_due_at = ?::timestamptz, version = version + 1, updated_at = now()
+              next_nominal_local = ?, next_due_at = ?::timestamptz, author_kind = coalesce(?, author_kind), author_id = coalesce(?, author_id),
+              version = version + 1, updated_at = now()
         where id = ? returning ${SCHEDULE_COLUMNS}`,
       [
         s.status,
@@ -223,6 +227,8 @@ export class ScheduleStore {
         s.next?.nominalAt ?? null,
         s.next?.nominalLocal ?? null,
         s.next?.dueAt ?? null,
+        s.author?.kind ?? null,
+        s.author?.id ?? null,
         id,
       ],
     );

@@ -8,7 +8,8 @@ import { SendBody } from './schemas.js';
 
 /** Transfer proto ↔ HTTP edge mappings (§2.3-§2.5): amounts are JSON numbers here. */
 
-const statusName = (s: ledgerV1.MovementStatus) => (s.startsWith('MOVEMENT_STATUS_') ? s.slice('MOVEMENT_STATUS_'.length) : s);
+/** A movement's status as the API names it (without the proto's prefix). */
+export const statusName = (s: ledgerV1.MovementStatus | string) => (s.startsWith('MOVEMENT_STATUS_') ? s.slice('MOVEMENT_STATUS_'.length) : s);
 
 export function resolveResultToApi(r: transferV1.ResolveKeyResponse) {
   const rc = r.recipient;

@@ -2,7 +2,7 @@ import { AppError, ERRORS, type CallContext, type Database, type Logger } from '
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import type { TransferClient } from '../../clients/transfer-client.js';
-import { requestHash, sendRequestOf } from '../../api/transfers/presenters.js';
+import { requestHash, sendRequestOf, statusName } from '../../api/transfers/presenters.js';
 import { railToProto } from '../../api/wallets/presenters.js';
 import { jsonBatchRequestOf } from '../../api/transfers/batches/presenters.js';
 import { ApiKeyStore, type KeyPrincipalRow } from '../../persistence/api-key.store.js';
@@ -217,8 +217,6 @@ export class RunExecutor {
     if (won) this.deps.onEvent();
   }
 }
-
-const statusName = (s: string) => (s.startsWith('MOVEMENT_STATUS_') ? s.slice('MOVEMENT_STATUS_'.length) : s);
 
 function plannedAmount(run: RunRow): bigint {
   const a = run.action as unknown as Action;

@@ -5,7 +5,7 @@ import type { LedgerClient } from '../../clients/ledger-client.js';
 import type { TransferClient } from '../../clients/transfer-client.js';
 import { ScheduleStore, type NextRun, type RunRow, type ScheduleRow, type ScheduleStatus, type StoredRule } from '../../persistence/schedule.store.js';
 import type { SchedulerClock } from './clock.js';
-import { nextAfter, nextOnResume, ruleOf } from './schedule-rules.js';
+import { nextAfter, nextOnResume, ruleOf, storedNext } from './schedule-rules.js';
 import { counterpartiesNamed, projectRuns, type Projection } from './projection.js';
 
 const store = new ScheduleStore();
@@ -135,9 +135,9 @@ export class Schedules {
         rule,
         action: (patch.action as ScheduleRow['action'] | undefined) ?? s.action,
         next,
+        author: { kind: 'apikey', id: keyId },
       });
-      await tx.query(`update gateway.schedules set author_kind = 'apikey', author_id = ? where id = ?`, [keyId, s.id]);
-      return { ...updated, authorKind: 'apikey', authorId: keyId };
+      return updated;
     });
   }
 
@@ -186,7 +186,7 @@ export class Schedules {
     if (!s.next) return [];
     const first = s.next;
     const rest = upcomingRuns(ruleOf(s.rule), { seq: first.seq, nominalAt: new Date(first.nominalAt) }, count - 1);
-    return [first, ...rest.map((r) => ({ seq: r.seq, nominalAt: r.nominalAt.toISOString(), nominalLocal: r.nominalLocal, dueAt: r.dueAt.toISOString() }))];
+    return [first, ...rest.map((r) => storedNext(r)!)];
   }
 }
 
