@@ -20,6 +20,8 @@ const env = {
   // goes to the sandbox's SMTP sink, read back at GET /sandbox/emails?to=…; the gateway also
   // publishes its outbox to the same NATS (NATS_URL, default nats://127.0.0.1:4222) as the services.
   SMTP_URL: process.env.SMTP_URL ?? `smtp://127.0.0.1:${process.env.SANDBOX_SMTP_PORT ?? 2525}`,
+  // Every receipt's QR opens the gateway's public verification page.
+  RECEIPT_VERIFY_BASE_URL: process.env.RECEIPT_VERIFY_BASE_URL ?? `http://127.0.0.1:${process.env.GATEWAY_PORT ?? 8080}/receipts/verify`,
 };
 const adminToken = env.ADMIN_TOKEN ?? 'dev-admin-token';
 const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT ?? 8080}`;

@@ -43,6 +43,12 @@ const ALERT = 'wallet.events.v1.WalletBalanceAlert';
 /** Every subject the product publishes: [subject, payload message, publishers, when]. */
 export const SUBJECTS = [
   ['ledger.wallets_opened', 'wallet.events.v1.LedgerWalletsOpened', ['ledger'], "A company's wallets were provisioned."],
+  [
+    'ledger.journal_head_recorded',
+    'wallet.events.v1.LedgerJournalHeadRecorded',
+    ['ledger'],
+    "The tamper-evident journal's head at the close of a Bogotá day (docs/journal.md): keep it outside our systems; the journal must keep passing through it.",
+  ],
   ['ledger.credited', LEDGER, ['ledger'], 'Admin credit (BALANCE_ADD): funding −X, wallet_available +X.'],
   ['ledger.fee_charged', LEDGER, ['ledger'], 'Admin fee charge (FEE_CHARGE): available −(fee+IVA), fee_revenue +fee, iva_payable +IVA.'],
   ['ledger.reserved', LEDGER, ['ledger'], "A send's funds were reserved (hold opened): available −T, pending_out +T."],
@@ -194,6 +200,12 @@ export const SUBJECTS = [
     'The cobro passed expiresAt (plus the grace for payments on their way) unpaid or partly paid; its key was deleted.',
   ],
   ['cobro.cancelled', COBRO, ['pse-deposit'], 'The company cancelled the cobro; its key was deleted. What was paid stays credited.'],
+  [
+    'cobro.payment_reversed',
+    COBRO,
+    ['pse-deposit'],
+    'The provider reversed a payment the cobro counted (a PSE payment debited back): it no longer counts, `paidAmountCents` went down, and the status follows (PAID still, OPEN or PARTIALLY_PAID before expiresAt, EXPIRED after it); `depositId` names the payment (its `reversedCents` is its gross).',
+  ],
   [
     'reconciliation.completed',
     'wallet.events.v1.ReconciliationCompleted',

@@ -59,6 +59,7 @@ import type { WebhookClient } from './clients/webhook-client.js';
 import { webhookEndpointRoutes } from './api/webhooks/endpoints.routes.js';
 import { adminWebhookRoutes } from './api/admin/webhooks/webhooks.routes.js';
 import { receiptRoutes } from './api/wallets/receipts.routes.js';
+import { receiptVerificationRoutes } from './api/receipts/verify.routes.js';
 import { collectKeyRoutes } from './api/collect-keys/collect-keys.routes.js';
 import { adminCollectKeyRoutes } from './api/admin/collect-keys/collect-keys.routes.js';
 import { depositRoutes } from './api/deposits/deposits.routes.js';
@@ -240,6 +241,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...scheduleRoutes(schedules),
     ...balanceAlertRoutes(ledger),
     ...receiptRoutes(receipt),
+    ...receiptVerificationRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),

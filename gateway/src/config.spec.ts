@@ -24,6 +24,7 @@ describe('gateway config', () => {
       AUTHENTICATION: 5,
       ADMIN: 300,
       ADMIN_LOGIN: 5,
+      RECEIPT_VERIFICATION: 30,
     });
     // /admin stays on the public port; no admin listener unless asked for.
     expect(c.admin).toEqual({ port: undefined, host: '0.0.0.0', alsoOnPublicPort: true });
@@ -187,6 +188,26 @@ describe('gateway config', () => {
     expect(() => loadConfig({ RATE_LIMIT_FINANCIAL: '0' })).toThrow(ConfigError);
     expect(loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '3' }).rateLimit.perKeyFactor).toBe(3);
     expect(() => loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '0' })).toThrow(ConfigError);
+  });
+
+  it('Idempotency-Key answers: 30 days unless set; 1 s to 90 days; never under the documented 30 days in production', () => {
+    expect(loadConfig({}).idempotencyKeyTtlSeconds).toBe(2_592_000);
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: '1' }).idempotencyKeyTtlSeconds).toBe(1);
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: '7776000' }).idempotencyKeyTtlSeconds).toBe(7_776_000);
+    for (const bad of ['0', '-5', '1.5', 'thirty', '7776001']) {
+      expect(() => loadConfig({ IDEMPOTENCY_KEY_TTL_SECONDS: bad })).toThrow(/IDEMPOTENCY_KEY_TTL_SECONDS/);
+    }
+    const prod = {
+      NODE_ENV: 'production',
+      API_KEY_PEPPER: 'p'.repeat(32),
+      GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ...MAIL,
+    };
+    expect(loadConfig(prod).idempotencyKeyTtlSeconds).toBe(2_592_000);
+    expect(loadConfig({ ...prod, IDEMPOTENCY_KEY_TTL_SECONDS: '5184000' }).idempotencyKeyTtlSeconds).toBe(5_184_000);
+    expect(() => loadConfig({ ...prod, IDEMPOTENCY_KEY_TTL_SECONDS: '86400' })).toThrow(
+      /IDEMPOTENCY_KEY_TTL_SECONDS: must be at least 2592000 \(30 days\) in production/,
+    );
   });
 
   describe('trusted proxies in production', () => {

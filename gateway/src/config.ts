@@ -19,6 +19,10 @@ export const WHOLE_PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0
 export const DEFAULT_ADMIN_PORT = 8081;
 /** Operator credits above this many centavos wait for a second operator (CONTRACT §10): 1.000.000 pesos. */
 export const DEFAULT_CREDIT_DUAL_CONTROL_CENTS = 100_000_000;
+/** How long an `Idempotency-Key` answer is replayed unless set (the API's documented 30 days). */
+export const IDEMPOTENCY_KEY_TTL_DEFAULT_SECONDS = 30 * 86_400;
+/** The table grows in proportion to the TTL (docs/benchmarks.md): three times the documented window is the ceiling. */
+export const IDEMPOTENCY_KEY_TTL_MAX_SECONDS = 90 * 86_400;
 const centsVar = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional();
 
 const cidrList = z.string().transform((value, ctx) => {
@@ -185,8 +189,14 @@ export const gatewayEnvSchema = baseEnvSchema
      */
     RECONCILIATION_RERUN_DEADLINE_MS: env.int(60_000, 1000),
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
-    /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
-    IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
+    /**
+     * How long an `Idempotency-Key` answer is replayed: 30 days, as the API documents (tests shorten it;
+     * production refuses less than the documented 30 days). At most 90 days: the table's size grows with it
+     * (docs/benchmarks.md, "Idempotency keys kept 30 days").
+     */
+    IDEMPOTENCY_KEY_TTL_SECONDS: env
+      .int(IDEMPOTENCY_KEY_TTL_DEFAULT_SECONDS, 1)
+      .pipe(z.number().max(IDEMPOTENCY_KEY_TTL_MAX_SECONDS, `must be at most ${IDEMPOTENCY_KEY_TTL_MAX_SECONDS} (90 days)`)),
     /**
      * The gateway's mail (security notices to a company's admins; credentials to their
      * owner). Same names as pse-deposit. Required in production; elsewhere the sandbox's SMTP sink
@@ -242,6 +252,13 @@ export const gatewayEnvSchema = baseEnvSchema
       ctx.addIssue({ code: 'custom', path: ['GATEWAY_ADMIN_PORT'], message: 'must differ from GATEWAY_PORT and GATEWAY_OPS_PORT' });
     }
     if (cfg.NODE_ENV === 'production') {
+      if (cfg.IDEMPOTENCY_KEY_TTL_SECONDS < IDEMPOTENCY_KEY_TTL_DEFAULT_SECONDS) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['IDEMPOTENCY_KEY_TTL_SECONDS'],
+          message: `must be at least ${IDEMPOTENCY_KEY_TTL_DEFAULT_SECONDS} (30 days) in production: the API promises clients a 30-day replay`,
+        });
+      }
       if (cfg.SCHEDULER_TEST_CLOCK_FILE !== undefined) {
         ctx.addIssue({ code: 'custom', path: ['SCHEDULER_TEST_CLOCK_FILE'], message: 'is a test clock: refused in production' });
       }

@@ -133,3 +133,12 @@ async function asRuntimeRole(superUrl: string, migrate: boolean, log: Logger): P
   url.password = '';
   return url.toString();
 }
+
+/**
+ * The statement's bank formats as pure functions of a JSON statement, for tests that check every
+ * entry the JSON can hold with independent tools (including entries no flow of the product makes yet).
+ */
+export { statementCamt053 } from './api/wallets/statement-camt053.js';
+export { statementMt940 } from './api/wallets/statement-mt940.js';
+export { STATEMENT_ENTRIES } from './api/wallets/schemas.js';
+export type { StatementDocument } from './api/wallets/statement.js';

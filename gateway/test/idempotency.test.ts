@@ -92,7 +92,7 @@ describe('Idempotency-Key: replay', () => {
     expect(replayed(reordered)).toBe('true');
     expect(reordered.body.id).toBe(first.body.id);
     expect(await transfersOf(co)).toBe(1);
-    expect(await rowOf(co, 'send-1')).toEqual({ state: 'DONE', status_code: 201, ttl: 86_400 });
+    expect(await rowOf(co, 'send-1')).toEqual({ state: 'DONE', status_code: 201, ttl: 2_592_000 });
     // The stored answer is sealed (an answer may carry a secret shown once): no clear text at rest.
     const [stored] = await sql(stack.db.url, 'select response_body from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, 'send-1']);
     expect(stored!.response_body).toMatch(/^v1\./);
@@ -344,6 +344,79 @@ describe('Idempotency-Key: scope, validation and what is stored', () => {
   });
 });
 
+describe('Idempotency-Key: kept 30 days', () => {
+  const MONTH = 30 * 86_400;
+  /** Moves a key's timestamps back, as if it had been stored that long ago (expiry and locks are decided by Postgres's clock). */
+  const age = (co: Co, key: string, interval: string) =>
+    sql(
+      stack.db.url,
+      `update gateway.idempotency_keys
+          set created_at = created_at - $3::interval, locked_until = locked_until - $3::interval, expires_at = expires_at - $3::interval
+        where company_id = $1 and key = $2`,
+      [co.id, key, interval],
+    );
+  /** One run of the gateway's background purge. */
+  async function purge(): Promise<number> {
+    const db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: createLogger('purge-test', 'silent') });
+    try {
+      return await new IdempotencyKeyStore(db, new SecretBox('k'.repeat(32))).purgeExpired();
+    } finally {
+      await db.close();
+    }
+  }
+
+  it('an answer stored 29 days ago still replays; past 30 days it is purged and the key serves a new request', async () => {
+    const co = await company(0);
+    const create = (externalId: string, key: string) => createKey(co, { externalId, name: 'Cliente' }, key);
+    const first = await create('cust-month-a', 'month-1');
+    expect(first.status).toBe(201);
+    // The default the gateway runs with: 30 days.
+    expect(await rowOf(co, 'month-1')).toEqual({ state: 'DONE', status_code: 201, ttl: MONTH });
+    await age(co, 'month-1', '29 days');
+    const replay = await create('cust-month-a', 'month-1');
+    expect([replay.status, replayed(replay), replay.text]).toEqual([201, 'true', first.text]);
+    expectError(await create('cust-month-b', 'month-1'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    // The purge leaves it: it still counts.
+    await purge();
+    expect(await rowOf(co, 'month-1')).toMatchObject({ state: 'DONE' });
+
+    await age(co, 'month-1', '1 day 1 second');
+    expect(await purge()).toBeGreaterThanOrEqual(1);
+    expect(await rowOf(co, 'month-1')).toBeUndefined();
+    const fresh = await create('cust-month-b', 'month-1');
+    expect([fresh.status, replayed(fresh)]).toEqual([201, null]);
+    expect(fresh.body.id).not.toBe(first.body.id);
+    expect(await rowOf(co, 'month-1')).toEqual({ state: 'DONE', status_code: 201, ttl: MONTH });
+  });
+
+  it('an expired answer not yet purged is no answer: the key serves a new request at once', async () => {
+    const co = await company(0);
+    const first = await createKey(co, { externalId: 'cust-month-c', name: 'Cliente' }, 'month-2');
+    expect(first.status).toBe(201);
+    await age(co, 'month-2', '30 days 1 second');
+    const fresh = await createKey(co, { externalId: 'cust-month-d', name: 'Cliente' }, 'month-2');
+    expect([fresh.status, replayed(fresh), fresh.body.externalId]).toEqual([201, null, 'cust-month-d']);
+    expect(await rowOf(co, 'month-2')).toEqual({ state: 'DONE', status_code: 201, ttl: MONTH });
+  });
+
+  it('a send past 30 days: the gateway forgot the key, the transfer service did not: the same body answers the same transfer, never a second one', async () => {
+    const co = await company();
+    const body = achBody(10_000);
+    const first = await send(co, body, 'month-send');
+    expect(first.status).toBe(201);
+    await age(co, 'month-send', '29 days');
+    const replay = await send(co, body, 'month-send');
+    expect([replay.status, replayed(replay), replay.text]).toEqual([201, 'true', first.text]);
+    await age(co, 'month-send', '1 day 1 second');
+    expect(await purge()).toBeGreaterThanOrEqual(1);
+    expect(await rowOf(co, 'month-send')).toBeUndefined();
+    const again = await send(co, body, 'month-send');
+    expect([again.status, again.body.id, replayed(again)]).toEqual([201, first.body.id, 'true']);
+    expectError(await send(co, achBody(10_001), 'month-send'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await transfersOf(co)).toBe(1);
+  });
+});
+
 describe('Idempotency-Key beside the §7.4 reference', () => {
   it('reference keeps its own replay and conflict rules with or without the header', async () => {
     const co = await company();
@@ -384,8 +457,8 @@ describe('purge', () => {
     const db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: createLogger('purge-test', 'silent') });
     try {
       const repo = new IdempotencyKeyStore(db, new SecretBox('k'.repeat(32)));
-      expect(await repo.purgeExpired(1)).toBe(1);
-      expect(await repo.purgeExpired(1000)).toBeGreaterThanOrEqual(1);
+      expect(await repo.purgeExpiredBatch(1)).toMatchObject({ deleted: 1 });
+      expect(await repo.purgeExpired()).toBeGreaterThanOrEqual(1);
     } finally {
       await db.close();
     }

@@ -182,8 +182,8 @@ class Wallets extends Resource {
   statement(query: Omit<QueryOf<'getStatement'>, 'format'>, opts?: CallOptions): Promise<Answer<'getStatement'>> {
     return this.t.run('getStatement', opts, (init: Init) => this.api.GET('/wallets/statements', { params: { query: { ...query, format: 'json' } }, ...init }));
   }
-  /** An account statement as a file (CSV, PDF or MT940 bytes). */
-  statementFile(query: Omit<QueryOf<'getStatement'>, 'format'> & { format: 'csv' | 'pdf' | 'mt940' }, opts?: CallOptions): Promise<Uint8Array> {
+  /** An account statement as a file (CSV, PDF, MT940 or ISO 20022 camt.053 XML bytes). */
+  statementFile(query: Omit<QueryOf<'getStatement'>, 'format'> & { format: 'csv' | 'pdf' | 'mt940' | 'camt053' }, opts?: CallOptions): Promise<Uint8Array> {
     return this.t
       .run('getStatement', opts, (init: Init) => this.api.GET('/wallets/statements', { params: { query }, parseAs: 'arrayBuffer', ...init }))
       .then(bytes);

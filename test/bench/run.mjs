@@ -21,6 +21,10 @@
 //   recon      the reconciliation engine alone (test/bench/recon.mjs): 100,000- and 1,000,000-line settlement
 //              reports reconciled from files, lines/s and peak RSS; run first, before the stack starts, and
 //              on its own (no Postgres, no processes) when it is the only phase: BENCH_ONLY=recon
+//   scale      cost at scale (issue 44; test/bench/scale.mjs), only when named: the ledger filled in bulk to
+//              SCALE_POSTINGS postings (10,000,000) over SCALE_COMPANIES companies (100,000), one of them with
+//              SCALE_LARGE_POSTINGS (1,000,000) on one wallet; a balance at an instant (p50/p99) empty, full
+//              without checkpoints, full with them; the checkpoint backfill; ledger:check
 //   cobros     the cobro matcher (issue 40; helpers in test/bench/cobros.mjs): for each N of BENCH_COBROS_SIZES open
 //              cobros of one company filled in bulk SQL, `deposit.paid` Bre-B events published on DEPOSITS as collect-key
 //              publishes them (40% a cobro's transaction id, 30% its cobro id, 20% an expected payer's document, 10%
@@ -72,6 +76,7 @@ import { ledgerAccess } from '@wallet/ledger/testing';
 import { CompiledPolicy, policyOf, transferAccess } from '@wallet/transfer/testing';
 import { NODE_FLAGS, processes } from '../../deploy/local/processes.mjs';
 import { runReconBench } from './recon.mjs';
+import { runScaleBench } from './scale.mjs';
 import { explainMatch, fillCobros, handleHistogram, histogramQuantileMs, paymentEvent } from './cobros.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -116,6 +121,8 @@ const ALL_PHASES = [
   'schedules',
   'recon',
 ];
+/** Phases that run only when named in BENCH_ONLY (each takes long on its own). */
+const OPT_IN_PHASES = ['scale'];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
@@ -131,7 +138,9 @@ const COBRO_TARGET = 500; // matched payments/s against 100,000 open cobros of o
 const COBRO_KEPT_UP_MS = 250;
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : ALL_PHASES;
-for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${ALL_PHASES.join(', ')})`);
+for (const p of only)
+  if (!ALL_PHASES.includes(p) && !OPT_IN_PHASES.includes(p))
+    throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${[...ALL_PHASES, ...OPT_IN_PHASES].join(', ')})`);
 const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
 
 // Below the kernel's ephemeral range (32768-60999): an outgoing connection's local port can never hold one.
@@ -790,6 +799,67 @@ async function reconPhase() {
   }
 }
 
+/**
+ * Cost at scale (issue 44; test/bench/scale.mjs, docs/balance-checkpoints.md): a balance at an
+ * instant on the empty ledger, on the full one before any checkpoint and after the backfill; the
+ * backfill; ledger:check. Sizes from SCALE_COMPANIES, SCALE_POSTINGS, SCALE_LARGE_POSTINGS.
+ */
+async function scalePhase() {
+  const r = await runScaleBench({ log: (m) => log(`scale: ${m}`) });
+  const n = r.postings.toLocaleString('en');
+  for (const [who, label] of [
+    ['typical', 'a typical company'],
+    ['large', `the large company (${r.largePostings.toLocaleString('en')} postings on one wallet)`],
+  ]) {
+    for (const [stage, where] of [
+      ['empty', 'empty ledger'],
+      ['fullBeforeCheckpoints', `${n} postings, no checkpoint`],
+      ['fullWithCheckpoints', `${n} postings, checkpoints`],
+    ]) {
+      const q = r.balanceAt[stage][who];
+      results.push({
+        name: `balance at an instant, ${label}: ${where} (ms)`,
+        r: { rps: '', p50: q.p50, p99: q.p99, errors: 0, total: q.n },
+        perOp: {},
+        cores: {},
+        rss: {},
+      });
+    }
+  }
+  results.push({
+    name: `checkpoint backfill of ${n} postings, ${r.backfill.wallets.toLocaleString('en')} wallets (s)`,
+    r: { rps: '', p50: r.backfill.seconds, p99: '', errors: 0, total: r.checkpoints.rows },
+    perOp: {},
+    cores: {},
+    rss: {},
+  });
+  if (r.ledgerCheck) {
+    results.push({
+      name: `ledger:check (full) of ${n} postings (s)`,
+      r: { rps: '', p50: r.ledgerCheck.seconds, p99: '', errors: r.ledgerCheck.violations, total: Number(r.ledgerCheck.postings) },
+      perOp: {},
+      cores: {},
+      rss: {},
+    });
+    if (r.ledgerCheck.violations > 0) process.exitCode = 1;
+  }
+  for (const [k, how] of [
+    ['inTransaction', "in the migration's transaction"],
+    ['online', 'online (CREATE INDEX CONCURRENTLY)'],
+  ]) {
+    const mg = r.migration?.[k];
+    if (!mg) continue;
+    results.push({
+      name: `an indexed column on ${n} postings, the index ${how}: the longest wait of a writer (ms)`,
+      r: { rps: '', p50: mg.longestWriteWaitMs, p99: mg.p99WriteMs, errors: 0, total: mg.writes },
+      perOp: {},
+      cores: {},
+      rss: {},
+    });
+  }
+  log(`scale: ${JSON.stringify(r)}`);
+}
+
 const BATCH_ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 5_000);
 const STATEMENT_LINES = Number(process.env.BENCH_STATEMENT_LINES ?? 1_000_000);
 
@@ -832,6 +902,8 @@ async function statementPhase({ admin }) {
       'update ledger.wallets set available_cents = available_cents + $1::bigint, version = version + $1::bigint where company_id = $2 and rail = $3',
       [STATEMENT_LINES, c.id, 'BREB'],
     );
+    // queued for the tamper-evident journal, as the posting statements queue every posting (docs/journal.md)
+    await db.query('insert into ledger.journal_queue (posting_id) select id from seed order by g');
     await db.query('commit');
     await db.query('analyze ledger.postings; analyze ledger.entries');
   } catch (err) {
@@ -841,6 +913,7 @@ async function statementPhase({ admin }) {
     await db.end();
   }
   log(`statement: seeded in ${((Date.now() - tSeed) / 1000).toFixed(0)} s`);
+  await journalAtScale(STATEMENT_LINES);
   const pids = { gateway: procs.gateway?.pid, ledger: procs.ledger?.pid };
   const peak = { gateway: 0, ledger: 0 };
   const sample = () => {
@@ -888,6 +961,71 @@ async function statementPhase({ admin }) {
     rss: { 'gateway (peak)': peak.gateway, 'ledger (peak)': peak.ledger },
   });
   if (lines !== STATEMENT_LINES) process.exitCode = 1;
+}
+
+/**
+ * The tamper-evident journal at scale (docs/journal.md): the postings just seeded are sealed by the
+ * ledger process's own sealer (every second, 2,000 per transaction) while nothing else runs: the time
+ * until the queue is empty, and the ledger's and Postgres's CPU per posting sealed, beside the
+ * holds phase's ledger CPU per Reserve (target: sealing ≤ 10% of a Reserve). Then `npm run
+ * ledger:verify`'s code verifies the whole journal from genesis (every posting of the run).
+ */
+const JOURNAL_SEAL_ROW = 'journal: postings sealed by the ledger (/s)';
+
+async function journalAtScale(seeded) {
+  const db = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await db.connect();
+  const queued = async () => Number((await db.query('select count(*)::int as n from ledger.journal_queue')).rows[0].n);
+  const sealedRows = async () => Number((await db.query('select count(*)::int as n from ledger.journal')).rows[0].n);
+  try {
+    const cpu0 = cpuSnapshot(groups);
+    const t0 = Date.now();
+    const before = await sealedRows();
+    let left = await queued();
+    while (left > 0) {
+      if (Date.now() - t0 > 30 * 60_000) throw new Error(`journal: ${left} postings still queued after 30 min`);
+      await sleep(500);
+      left = await queued();
+    }
+    const sealSeconds = (Date.now() - t0) / 1000;
+    const d = cpuDelta(cpu0, cpuSnapshot(groups));
+    const n = (await sealedRows()) - before;
+    const perPosting = Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((d[k] * 1e6) / Math.max(1, n))]));
+    log(
+      `journal: ${n.toLocaleString('en')} postings (${seeded.toLocaleString('en')} seeded) sealed by the ledger in ${sealSeconds.toFixed(1)} s (${Math.round(n / sealSeconds)}/s); CPU per posting ${JSON.stringify(perPosting)} µs`,
+    );
+    results.push({
+      name: JOURNAL_SEAL_ROW,
+      r: { rps: Math.round(n / sealSeconds), p50: '', p99: '', errors: 0, total: n },
+      perOp: perPosting,
+      cores: Object.fromEntries(Object.keys(groups).map((k) => [k, +(d[k] / sealSeconds).toFixed(2)])),
+      rss: { 'ledger (after)': rssMiB(procs.ledger?.pid) ?? '' },
+    });
+    const t1 = Date.now();
+    const cpu1 = cpuSnapshot(groups);
+    const verify = spawnSync(process.execPath, [join(root, 'services/ledger/dist/cli/verify.js'), '--json'], {
+      env: { ...process.env, DATABASE_URL: dbUrl(benchDb) },
+      encoding: 'utf8',
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const verifySeconds = (Date.now() - t1) / 1000;
+    const dv = cpuDelta(cpu1, cpuSnapshot(groups));
+    const report = verify.status === 0 || verify.status === 1 ? JSON.parse(verify.stdout) : undefined;
+    log(
+      `journal: ledger:verify from genesis: ${report ? `${report.ok ? 'intact' : 'BROKEN'}, ${report.verified} postings` : `could not run (${verify.stderr.trim()})`} in ${verifySeconds.toFixed(1)} s`,
+    );
+    results.push({
+      name: 'journal: npm run ledger:verify from genesis (postings/s)',
+      r: { rps: report ? Math.round(report.verified / verifySeconds) : 0, p50: '', p99: '', errors: report?.ok ? 0 : 1, total: report?.verified ?? 0 },
+      // the product's processes during the verification (Postgres reads); the CLI process itself is not counted
+      perOp: Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((dv[k] * 1e6) / Math.max(1, report?.verified ?? 1))])),
+      cores: Object.fromEntries(Object.keys(groups).map((k) => [k, +(dv[k] / verifySeconds).toFixed(2)])),
+      rss: {},
+    });
+    if (!report?.ok) process.exitCode = 1;
+  } finally {
+    await db.end();
+  }
 }
 
 /**
@@ -1343,14 +1481,15 @@ function writeReport(report) {
 
 async function main() {
   log(
-    `${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${ALL_PHASES.filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`,
+    `${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${[...ALL_PHASES, ...OPT_IN_PHASES].filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`,
   );
   // The engine first, on a machine where nothing of the bench runs yet; alone when it is the only phase.
   if (phase('recon')) await reconPhase();
+  if (phase('scale')) await scalePhase();
   if (SOAK_MINUTES === 0 && !STACK_PHASES.some(phase)) {
     writeReport(
       benchReport([
-        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; the reconciliation engine only (no product process, no Postgres); load average at the end ${loadavg()
+        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${[phase('recon') && 'the reconciliation engine (no product process, no Postgres)', phase('scale') && "the ledger at scale (its own code on a scratch database of the machine's Postgres, no product process)"].filter(Boolean).join(' and ')} only; load average at the end ${loadavg()
           .map((x) => x.toFixed(1))
           .join(' ')}`,
       ]),
@@ -1741,6 +1880,14 @@ function benchReport(closing) {
     if (n.startsWith('POST /transfers/quote')) return [`${fmtPct(ratioPct(v, koa))} of Koa`, '', undefined];
     if (n === 'ledger Reserve over gRPC, 100 wallets')
       return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 25% of pgbench', pgb ? ratioPct(v, pgb) >= 25 : undefined];
+    if (n === JOURNAL_SEAL_ROW) {
+      // the sealer's ledger + Postgres CPU per posting against a Reserve's (issue 43: ≤ 10%)
+      const reserve = byName('ledger Reserve over gRPC, 100 wallets');
+      const cpu = (r) => (r?.perOp?.ledger ?? 0) + (r?.perOp?.postgres ?? 0);
+      if (!reserve || !cpu(reserve)) return ['', '≤ 10% of a Reserve (ledger + Postgres CPU; run with the holds phase)', undefined];
+      const pct = ratioPct(cpu(row), cpu(reserve));
+      return [`${fmtPct(pct)} of a Reserve's ledger + Postgres CPU`, '≤ 10% of a Reserve', pct <= 10];
+    }
     if (n === 'ledger Reserve over gRPC, one hot wallet')
       return [`${fmtPct(ratioPct(v, holdsSpread))} of 100 wallets`, '≥ 40% of 100 wallets', holdsSpread ? ratioPct(v, holdsSpread) >= 40 : undefined];
     if (n === 'ledger Reserve over gRPC computing the fee, 100 wallets')

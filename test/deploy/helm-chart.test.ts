@@ -440,7 +440,7 @@ describe('helm chart', () => {
   });
 
   it('keeps secrets out of ConfigMaps', () => {
-    const secretKey = /(TOKEN|PASSWORD|SECRET|PEPPER|PRIVATE|CREDENTIAL|DATABASE_URL|REDIS_URL|SMTP_URL)/i;
+    const secretKey = /(TOKEN|PASSWORD|PASSPHRASE|SECRET|PEPPER|PRIVATE|CREDENTIAL|DATABASE_URL|REDIS_URL|SMTP_URL)/i;
     const credentialsInUrl = /:\/\/[^/\s:@]+:[^/\s@]+@/;
     for (const ms of [defaults, production, render(['--set', 'secrets.database.databaseUrl=postgresql://u:p4ss@db/wallet'])]) {
       for (const cm of ofKind(ms, 'ConfigMap')) {
@@ -563,6 +563,60 @@ describe('helm chart', () => {
     expect(token.filter((m) => m.kind !== 'Secret' && JSON.stringify(m).includes('report-bearer-token-1234'))).toEqual([]);
   });
 
+  it("signs receipts with the operator's PKCS#12: its Secret mounted read-only into the receipt pods only, the passphrase by secretKeyRef; none → the development key, refused in production", () => {
+    const receipt = (ms: Manifest[]) => byComponent(ms, 'Deployment', 'receipt')!.spec.template.spec;
+    const job = (ms: Manifest[]) =>
+      ofKind(ms, 'Job').find((j) => j.spec.template.metadata.labels['wallet.example.co/migrates'] === 'receipt')!.spec.template.spec;
+    const cm = (ms: Manifest[]) => byComponent(ms, 'ConfigMap', 'receipt')!.data!;
+    const plain = (ms: Manifest[]) => receipt(ms).containers[0].env.find((e: any) => e.name === 'RECEIPT_SIGNING_P12_FILE')?.value;
+    // Production: the Secret of the production values.
+    const pod = receipt(production);
+    const file = plain(production);
+    const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === 'receipt-signing');
+    const volume = pod.volumes.find((v: any) => v.name === 'receipt-signing');
+    expect(mount).toEqual({ name: 'receipt-signing', mountPath: '/var/run/wallet/receipt-signing', readOnly: true });
+    expect(volume.secret).toEqual({
+      secretName: 'wallet-receipt-signing',
+      defaultMode: 0o440,
+      items: [{ key: 'receipt-signing.p12', path: 'receipt-signing.p12' }],
+    });
+    expect(file).toBe(`${mount.mountPath}/${volume.secret.items[0].path}`);
+    const passphrase = (env: any[]) => env.find((e: any) => e.name === 'RECEIPT_SIGNING_P12_PASSPHRASE');
+    expect(passphrase(pod.containers[0].env)).toEqual({
+      name: 'RECEIPT_SIGNING_P12_PASSPHRASE',
+      valueFrom: { secretKeyRef: { name: 'wallet-receipt-signing', key: 'passphrase' } },
+    });
+    // The migrations Job signs nothing (its config does not ask for the key): neither path, passphrase nor volume.
+    expect(JSON.stringify(job(production))).not.toMatch(/receipt-signing|RECEIPT_SIGNING/);
+    expect(cm(production).RECEIPT_SIGNING_P12_FILE).toBeUndefined();
+    // No other process sees it.
+    for (const d of ofKind(production, 'Deployment').filter((x) => component(x) !== 'receipt'))
+      expect(JSON.stringify(d)).not.toMatch(/receipt-signing|RECEIPT_SIGNING/);
+    // Keys of your own Secret; Reloader also rolls the receipt pods when it changes.
+    const own = render([
+      '--set',
+      'receipt.signing.existingSecret=my-signing',
+      '--set',
+      'receipt.signing.p12Key=cert.pfx',
+      '--set',
+      'receipt.signing.passphraseKey=pin',
+      '--set',
+      'mesh.reloader.enabled=true',
+    ]);
+    expect(receipt(own).volumes.find((v: any) => v.name === 'receipt-signing').secret.items).toEqual([{ key: 'cert.pfx', path: 'receipt-signing.p12' }]);
+    expect(passphrase(receipt(own).containers[0].env).valueFrom.secretKeyRef).toEqual({ name: 'my-signing', key: 'pin' });
+    expect(byComponent(own, 'Deployment', 'receipt')!.metadata.annotations!['secret.reloader.stakater.com/reload']).toBe(
+      'rel-wallet-mesh-receipt,rel-wallet-caller-context,my-signing',
+    );
+    // Default values: nothing mounted, the service makes its development key.
+    expect(JSON.stringify(receipt(defaults))).not.toMatch(/receipt-signing|RECEIPT_SIGNING/);
+    expect(plain(defaults)).toBeUndefined();
+    // Production without a key does not render.
+    expect(() => renderExactly(['-f', PRODUCTION, '--set', 'receipt.signing.existingSecret='])).toThrow(
+      /receipt\.signing\.existingSecret is required with config\.nodeEnv production/,
+    );
+  });
+
   it('configures NATS streams with 3 replicas in production and 1 by default', () => {
     const replicas = (ms: Manifest[]) => new Set(ofKind(ms, 'ConfigMap').map((c) => c.data!.NATS_STREAM_REPLICAS));
     expect(replicas(production)).toEqual(new Set(['3']));
@@ -621,6 +675,14 @@ describe('helm chart', () => {
     expect(urlOf(render(['-f', PRODUCTION, '--set', 'gateway.publicUrl=https://pagos.example.co/api/']))).toBe('https://pagos.example.co/api');
   });
 
+  it("points the receipts' QR at the gateway's public verification page, unless another address is set", () => {
+    const urlOf = (ms: Manifest[]) => byComponent(ms, 'ConfigMap', 'receipt')!.data!.RECEIPT_VERIFY_BASE_URL;
+    expect(urlOf(defaults)).toBeUndefined(); // no public URL known: the QR carries the number and the SHA-256
+    expect(urlOf(production)).toBe('https://api.wallet.example.co/receipts/verify');
+    expect(urlOf(render(['-f', PRODUCTION, '--set', 'gateway.publicUrl=https://pagos.example.co/api/']))).toBe('https://pagos.example.co/api/receipts/verify');
+    expect(urlOf(render(['-f', PRODUCTION, '--set', 'receipt.verifyBaseUrl=https://verificar.example.co/r/']))).toBe('https://verificar.example.co/r');
+  });
+
   it("sets only variables the processes read (their config.ts, the platform's base schema)", () => {
     const platform = readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8');
     const dirOf = (name: string) => (name === 'gateway' ? 'gateway' : `services/${name}`);
@@ -644,7 +706,7 @@ describe('helm chart', () => {
     const mesh = readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
     const plainOf = (d: Manifest) => d.spec.template.spec.containers[0].env.filter((e: any) => e.value !== undefined).map((e: any) => e.name as string);
     const plain = ofKind(production.concat(defaults), 'Deployment')
-      .filter((d) => component(d) !== 'reconciliation')
+      .filter((d) => component(d) !== 'reconciliation' && component(d) !== 'receipt')
       .flatMap(plainOf);
     expect(new Set(plain)).toEqual(new Set(['MESH_TLS_DIR', 'CALLER_CONTEXT_PUBLIC_KEY_FILE', 'CALLER_CONTEXT_PRIVATE_KEY_FILE']));
     for (const k of new Set(plain)) expect([k, mesh.includes(`env.${k}`)]).toEqual([k, true]);
@@ -653,6 +715,10 @@ describe('helm chart', () => {
       expect(plainOf(d)).toEqual(['MESH_TLS_DIR', 'CALLER_CONTEXT_PUBLIC_KEY_FILE', 'RECON_WORK_DIR', 'NODE_OPTIONS']);
     }
     if (existsSync(reconConfig)) expect(readFileSync(reconConfig, 'utf8')).toContain('RECON_WORK_DIR:');
+    // The receipt's also name its signing key's file in production (RECEIPT_SIGNING_P12_FILE, its config.ts).
+    expect(plainOf(byComponent(defaults, 'Deployment', 'receipt')!)).toEqual(['MESH_TLS_DIR', 'CALLER_CONTEXT_PUBLIC_KEY_FILE']);
+    expect(plainOf(byComponent(production, 'Deployment', 'receipt')!)).toEqual(['RECEIPT_SIGNING_P12_FILE', 'MESH_TLS_DIR', 'CALLER_CONTEXT_PUBLIC_KEY_FILE']);
+    expect(readFileSync(join(REPO, 'services', 'receipt', 'src', 'config.ts'), 'utf8')).toContain('RECEIPT_SIGNING_P12_FILE:');
   });
 
   it("runs the reconciliation with a scratch emptyDir at RECON_WORK_DIR, a heap derived from its memory limit, and the reports' URL and schedule", () => {

@@ -1,7 +1,7 @@
-import { instantFromDate, instantFromMicros, instantMicros } from '@wallet/platform';
+import { instantFromMicros, instantMicros } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
-import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
+import { SANDBOX_ACH_ACCOUNT, instantMark } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -16,14 +16,8 @@ describe('balance history end to end', () => {
   let co: Awaited<ReturnType<Stack['provision']>>;
   let other: Awaited<ReturnType<Stack['provision']>>;
 
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** An instant after everything done so far and before anything that follows. */
-  const mark = async (): Promise<string> => {
-    await sleep(10);
-    const t = instantFromDate(new Date());
-    await sleep(10);
-    return t;
-  };
+  const mark = instantMark;
   const history = (rail: string, at: string, key = co.readKey) =>
     stack.http('GET', `/wallets/balance/history?rail=${rail}&at=${encodeURIComponent(at)}`, { token: key });
   const balance = async (key = co.readKey) => {

@@ -42,7 +42,7 @@ describe('cobros end to end', () => {
     await rx.start();
     const ep = await post('/webhooks/endpoints', {
       url: rx.url,
-      events: ['cobro.created', 'cobro.partially_paid', 'cobro.paid', 'cobro.expired', 'cobro.cancelled'],
+      events: ['cobro.created', 'cobro.partially_paid', 'cobro.paid', 'cobro.expired', 'cobro.cancelled', 'cobro.payment_reversed'],
     });
     expect(ep.status).toBe(201);
     secret = ep.body.secret;
@@ -138,7 +138,7 @@ describe('cobros end to end', () => {
     expect(hits[2]!.body.data).toMatchObject({ id: c.id, status: 'PAID', paidAmountCents: 100_000_00, depositId: paid.payments[1].depositId });
   });
 
-  it('a cobro with a PSE link: paid through PSE (matched by its link); a PSE link of yours carrying a cobro reference matches by reference', async () => {
+  it('a cobro with a PSE link: paid through PSE (matched by its link), then reversed by the provider (OPEN again); a PSE link of yours carrying a cobro reference matches by reference', async () => {
     const psePay = (depositId: string) =>
       fetch(`${stack.sandbox!.url}/sandbox/pse/${depositId}/pay`, {
         method: 'POST',
@@ -158,6 +158,34 @@ describe('cobros end to end', () => {
     expect((await psePay(c.pse.depositId)).status).toBe(200);
     await eventually(async () => (await cobro(c.id)).status === 'PAID', 20_000, 100);
     expect((await cobro(c.id)).payments).toMatchObject([{ depositId: c.pse.depositId, source: 'PSE', matchedBy: 'PSE_LINK', amountCents: 250_000_00 }]);
+
+    // The provider reverses the payment (debited back from the ACH wallet): the cobro no longer counts it and, before its
+    // expiry, is OPEN again; the payment shows the reversal; webhook cobro.payment_reversed.
+    const reversed = await fetch(`${stack.sandbox!.url}/sandbox/pse/${c.pse.depositId}/reverse`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(reversed.status).toBe(200);
+    const reopened = await eventually(
+      async () => {
+        const b = await cobro(c.id);
+        return b.status === 'OPEN' && b;
+      },
+      20_000,
+      100,
+    );
+    expect(reopened).toMatchObject({
+      paidAmountCents: 0,
+      paidAt: null,
+      payments: [{ depositId: c.pse.depositId, disposition: 'COUNTED', reversedCents: 250_000_00, returnedCents: 0 }],
+    });
+    const reversedDeposits = (await get('/deposits?status=REVERSED&cursor=&limit=100')).body.items;
+    expect(reversedDeposits.map((d: any) => d.id)).toContain(c.pse.depositId);
+    const hit = await eventually(async () => of(c.id).find((x) => x.body.type === 'cobro.payment_reversed'), 20_000, 100);
+    expect(verifyWebhook(secret, hit)).toBe(true);
+    expect(hit.body.data).toMatchObject({ id: c.id, status: 'OPEN', paidAmountCents: 0, depositId: c.pse.depositId });
+    expect(of(c.id).map((x) => x.body.type)).toEqual(['cobro.created', 'cobro.paid', 'cobro.payment_reversed']);
 
     // PSE needs a fixed amount and its payer.
     const noPayer = await post('/cobros', { reference: 'FAC-5002', amountCents: 1_000_00, methods: ['PSE'] });

@@ -9,9 +9,12 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'services', 'invariants', 'dist', 'cli', 'check.js');
 
-function runCli(databaseUrl: string, args: string[] = []): Promise<{ code: number | null; out: string; err: string }> {
+const VERIFY_CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'services', 'ledger', 'dist', 'cli', 'verify.js');
+const runVerify = (databaseUrl: string, args: string[] = []) => runCli(databaseUrl, args, VERIFY_CLI);
+
+function runCli(databaseUrl: string, args: string[] = [], cli = CLI): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '',
       err = '';
     child.stdout.on('data', (d) => {
@@ -202,6 +205,56 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     // After all that, the installation is as it was.
     expect((await runCli(stack.databaseUrl)).code).toBe(0);
   }, 60_000);
+
+  it('the tamper-evident journal (npm run ledger:verify, GET /admin/ledger/verification): intact after real money, broken by an edit as a superuser would make it', async () => {
+    // every posting of the money above is sealed within a second or so
+    const sealed = await eventually(
+      async () => {
+        const r = await stack.admin('GET', '/admin/ledger/verification');
+        return r.status === 200 && r.body.pending === 0 && r.body.verified > 0 ? r.body : undefined;
+      },
+      20_000,
+      200,
+    );
+    const postings = Number((await client.query('select count(*) as n from ledger.postings')).rows[0].n);
+    expect(sealed).toMatchObject({ ok: true, verified: postings, broken: 0, firstBroken: null, outsideJournal: [], start: { seq: '0', hash: '0'.repeat(64) } });
+    expect(sealed.head).toEqual({ seq: String(postings), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const cli = await runVerify(stack.databaseUrl);
+    expect({ code: cli.code, err: cli.err }).toEqual({ code: 0, err: '' });
+    expect(cli.out).toContain(`journal INTACT: ${postings.toLocaleString('en')} sealed postings verified from genesis`);
+
+    // an entry's amount changed in place (a superuser's UPDATE): named, by the API and the CLI
+    const { rows } = await client.query(
+      `select j.seq::text as seq, j.posting_id::text as id from ledger.journal j join ledger.postings p on p.id = j.posting_id where p.kind = 'commit' order by j.seq limit 1`,
+    );
+    const target = rows[0] as { seq: string; id: string };
+    await client.query(`update ledger.entries set amount = amount * 10 where posting_id = $1 and seq = 1`, [target.id]);
+    try {
+      const r = await stack.admin('GET', '/admin/ledger/verification');
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ ok: false, broken: 1, firstBroken: { seq: target.seq, postingId: target.id, reason: 'CONTENT_CHANGED' } });
+      const broken = await runVerify(stack.databaseUrl);
+      expect(broken.code).toBe(1);
+      expect(broken.out).toContain(`first broken: CONTENT_CHANGED at #${target.seq} (posting ${target.id})`);
+      // from a trusted head past the edit, the rest verifies (and the head must be the chain's)
+      const after = await stack.admin('GET', `/admin/ledger/verification?fromSeq=${sealed.head.seq}&fromHash=${sealed.head.hash}`);
+      expect(after.body).toMatchObject({ ok: true, verified: 0 });
+      const forged = await stack.admin('GET', `/admin/ledger/verification?fromSeq=${sealed.head.seq}&fromHash=${'0'.repeat(64)}`);
+      expect(forged.body).toMatchObject({ ok: false, firstBroken: { seq: sealed.head.seq, postingId: null, reason: 'HEAD_MISMATCH' } });
+    } finally {
+      await client.query(`update ledger.entries set amount = amount / 10 where posting_id = $1 and seq = 1`, [target.id]);
+    }
+    expect((await stack.admin('GET', '/admin/ledger/verification')).body.ok).toBe(true);
+    expect((await runVerify(stack.databaseUrl, ['--json'])).out).toMatch(/"ok": true/);
+
+    // bad input, and no credential
+    for (const q of ['fromSeq=1', `fromHash=${'a'.repeat(64)}`, 'fromSeq=-1&fromHash=' + 'a'.repeat(64), 'fromSeq=1&fromHash=XYZ', 'other=1']) {
+      const bad = await stack.admin('GET', `/admin/ledger/verification?${q}`);
+      expect({ q, status: bad.status, error: bad.body.error }).toEqual({ q, status: 400, error: 'INVALID_REQUEST' });
+    }
+    expect((await stack.http('GET', '/admin/ledger/verification')).status).toBe(401);
+    expect((await runVerify(stack.databaseUrl, ['--from-seq', '1'])).code).toBe(2);
+  }, 90_000);
 
   it('cannot run without the read paths: exit 2 and why', async () => {
     const r = await runCli(stack.databaseUrl.replace(/\/[^/?]+(\?|$)/, '/wallet_no_such_db$1'));

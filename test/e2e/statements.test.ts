@@ -1,10 +1,11 @@
 import { PDFParse } from 'pdf-parse';
 import mt940 from 'mt940js';
-import { bogotaInstant, instantFromDate } from '@wallet/platform';
+import { bogotaInstant } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
+import { camt053SchemaErrors, expectCamtMatchesJson } from '../support/camt053.js';
 import { fetchDocumented } from '../support/openapi-check.js';
 import { startStack } from '../support/stack.js';
-import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
+import { SANDBOX_ACH_ACCOUNT, instantMark } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -20,7 +21,7 @@ async function pdfText(buf: Buffer): Promise<{ text: string; pages: number }> {
 
 /**
  * GET /wallets/statements through the real gateway, transfer service, ledger and sandbox rails: a
- * credit, a completed send and a failed one; the JSON, CSV and PDF statements' opening + lines = closing,
+ * credit, a completed send and a failed one; the JSON, CSV, PDF, MT940 and camt.053 statements' opening + lines = closing,
  * both equal to GET /wallets/balance/history at `from` and `to`; company isolation; bad input.
  * Every answer is checked against the served /openapi.json by stack.http.
  */
@@ -29,13 +30,7 @@ describe('statements end to end', () => {
   let co: Awaited<ReturnType<Stack['provision']>>;
   let other: Awaited<ReturnType<Stack['provision']>>;
 
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const mark = async (): Promise<string> => {
-    await sleep(10);
-    const t = instantFromDate(new Date());
-    await sleep(10);
-    return t;
-  };
+  const mark = instantMark;
   const enc = encodeURIComponent;
   const statement = (qs: string, key = co.readKey) => stack.http('GET', `/wallets/statements?${qs}`, { token: key });
   const history = async (rail: string, at: string, key = co.readKey) =>
@@ -311,6 +306,44 @@ describe('statements end to end', () => {
     expect(st.transactions[1]!.details).toContain('Ana Maria Perez Gomez'); // accents dropped, as SWIFT's x set has none
   });
 
+  it('camt.053: valid against the published XSD (libxml2), read back by an independent parser, its balances and entries the JSON statement’s', async () => {
+    const json = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`)).body;
+    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=camt053`, {
+      headers: { authorization: `Bearer ${co.readKey}` },
+    });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toBe('application/xml; charset=utf-8');
+    expect(raw.headers.get('content-disposition')).toMatch(/^attachment; filename="extracto-ACH-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.xml"$/);
+    expect(raw.headers.get('cache-control')).toBe('private, no-store');
+    const xml = await raw.text();
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+    expect(await camt053SchemaErrors(xml)).toEqual([]);
+    const st = expectCamtMatchesJson(xml, json);
+    expect(st.Acct).toMatchObject({
+      Id: { Othr: { Id: '900123456-7/ACH' } },
+      Ccy: 'COP',
+      Ownr: { Nm: 'Extractos "Colombia" S.A.S.', Id: { OrgId: { Othr: { Id: '900123456-7', SchmeNm: { Cd: 'TXID' } } } } },
+    });
+    expect(st.FrToDt).toEqual({ FrDtTm: json.fromBogota, ToDtTm: json.toBogota });
+    const codes = st.Ntry.map((e) => [e.BkTxCd.Prtry?.Cd, `${e.BkTxCd.Domn?.Cd}/${e.BkTxCd.Domn?.Fmly.Cd}/${e.BkTxCd.Domn?.Fmly.SubFmlyCd}`, e.CdtDbtInd]);
+    expect(codes).toEqual([
+      ['CREDIT', 'PMNT/MCOP/OTHR', 'CRDT'],
+      ['TRANSFER_OUT', 'PMNT/ICDT/ACDT', 'DBIT'],
+      ['TRANSFER_OUT', 'PMNT/ICDT/ACDT', 'DBIT'],
+      ['TRANSFER_OUT_RETURNED', 'PMNT/ICDT/RRTN', 'CRDT'],
+    ]);
+    const send = st.Ntry[1]!;
+    expect(send.NtryDtls.TxDtls.RltdPties?.Cdtr?.Pty?.Nm).toBe('Ana María Pérez Gómez'); // UTF-8: the accents kept
+    expect(send.NtryDtls.TxDtls.RmtInf?.Ustrd).toEqual(['=Pago; "proveedor"']);
+    expect(send.BookgDt.DtTm).toBe(json.lines[1].postedAtBogota);
+    // the fee and its IVA, included in the entry's amount; given back on the failed send's return
+    expect(send.Chrgs).toMatchObject({
+      TtlChrgsAndTaxAmt: { '#text': '3.57' },
+      Rcrd: [{ Amt: { '#text': '3.00' }, CdtDbtInd: 'DBIT', Tax: { Amt: { '#text': '0.57' } } }],
+    });
+    expect(st.Ntry[3]!.Chrgs?.Rcrd[0]).toMatchObject({ Amt: { '#text': '3.00' }, CdtDbtInd: 'CRDT' });
+  });
+
   it("never shows another company's lines", async () => {
     const s = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`, other.readKey)).body;
     expect(s.company.name).toBe('Otra Empresa S.A.S.');
@@ -341,6 +374,8 @@ describe('statements end to end', () => {
     const missingPdf = await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`, brebOnly.readKey);
     expect(missingPdf.status).toBe(404);
     expect(missingPdf.body.error).toBe('WALLET_NOT_PROVISIONED');
+    const missingCamt = await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=camt053`, brebOnly.readKey);
+    expect([missingCamt.status, missingCamt.body.error]).toEqual([404, 'WALLET_NOT_PROVISIONED']);
   });
 
   it('bad input: 400 for missing or malformed parameters, 422 for from ≥ to, the future, over 366 days (in every format)', async () => {
@@ -355,6 +390,7 @@ describe('statements end to end', () => {
       `rail=ACH&from=2026-02-30&to=${to}`,
       `rail=ACH&from=2026-11-21T10:00:00&to=${to}`,
       `rail=ACH&from=${from}&to=${to}&format=xlsx`,
+      `rail=ACH&from=${from}&to=${to}&format=camt054`,
       `rail=ACH&from=${from}&to=${to}&extra=1`,
       `rail=ACH&from=${from}&from=${from}&to=${to}`,
     ]) {
@@ -369,6 +405,7 @@ describe('statements end to end', () => {
       ['rail=ACH&from=2024-01-01&to=2025-01-02', /366 días/],
       [`rail=ACH&from=${to}&to=${from}&format=pdf`, /anterior/],
       [`rail=ACH&from=${from}&to=${future}&format=csv`, /futuro/],
+      [`rail=ACH&from=${to}&to=${from}&format=camt053`, /anterior/],
     ] as const) {
       const r = await statement(qs);
       expect({ qs, status: r.status, error: r.body?.error }).toEqual({ qs, status: 422, error: 'VALIDATION_ERROR' });

@@ -17,6 +17,8 @@ const PC = `pc as (select movement_id,
     count(*) filter (where kind = 'reversal')::int as reversals, count(*)::int as postings
   from ledger.postings where movement_id is not null group by movement_id)`;
 
+export const JOURNAL_CHECK = 'tamper-evident journal: every posting sealed once, the chain intact (VerifyJournal, docs/journal.md)';
+
 /** `only`: run just the check of that name (the self-test). */
 export async function runChecks({ db, ledger, record, natsUrl, only }) {
   const checks = [];
@@ -39,6 +41,20 @@ export async function runChecks({ db, ledger, record, natsUrl, only }) {
   await check('ledger CheckInvariants RPC (LEDGER.md 1-5)', async () => {
     const r = await ledger.checkInvariants({}, { requestId: 'faults-invariants' });
     return r.ok ? [] : r.violations;
+  });
+  // The tamper-evident journal (docs/journal.md): every posting the run wrote sealed once, every seal intact.
+  await check(JOURNAL_CHECK, async () => {
+    let r;
+    for (let i = 0; i < 60; i++) {
+      r = await ledger.verifyJournal({}, { requestId: 'faults-journal' });
+      if (Number(r.pending) === 0) break;
+      await new Promise((ok) => setTimeout(ok, 250)); // the sealer runs every second
+    }
+    const v = [];
+    if (Number(r.pending) > 0) v.push(`${r.pending} postings still not sealed`);
+    if (r.firstBroken) v.push(`first broken: ${r.firstBroken.reason} at #${r.firstBroken.seq} (posting ${r.firstBroken.postingId || '-'}), ${r.broken} in all`);
+    for (const id of r.outsideJournal) v.push(`posting ${id} outside the journal`);
+    return v;
   });
   // The shared money invariants, settled (nothing runs any more), the sandbox as the rails' truth.
   const wanted = only ? (only.startsWith('money: ') ? [only.slice('money: '.length)] : []) : undefined;
@@ -236,7 +252,7 @@ export async function observations(db) {
  * a lost receipt row, an unpublished outbox row, a second transfer on one reference). Returns the
  * names of the checks that did not fire.
  */
-export async function sabotageSelfTest({ db, record }) {
+export async function sabotageSelfTest({ db, record, ledger }) {
   const missed = [];
   let tried = 0;
   for (const r of await selfTest(db, { settled: true, rail: 'auto' })) {
@@ -280,6 +296,25 @@ export async function sabotageSelfTest({ db, record }) {
       missed.push(`${name} (sabotage failed: ${err.message})`);
     } finally {
       await db.query('rollback');
+    }
+  }
+  if (ledger) {
+    // The journal is verified by the ledger over committed rows: an entry is edited for real (as a
+    // superuser would), the check run, and the edit undone whatever happens.
+    tried++;
+    const [target] = (
+      await db.query(`select e.posting_id, e.seq from ledger.journal j join ledger.entries e on e.posting_id = j.posting_id order by j.seq desc limit 1`)
+    ).rows;
+    if (!target) missed.push(`${JOURNAL_CHECK} (no sealed posting to edit)`);
+    else {
+      await db.query('update ledger.entries set amount = amount * 10 where posting_id = $1 and seq = $2', [target.posting_id, target.seq]);
+      try {
+        const checks = await runChecks({ db, ledger, record, only: JOURNAL_CHECK });
+        const c = checks.find((x) => x.name === JOURNAL_CHECK);
+        if (!c || !c.violations.some((v) => v.startsWith('first broken: CONTENT_CHANGED'))) missed.push(JOURNAL_CHECK);
+      } finally {
+        await db.query('update ledger.entries set amount = amount / 10 where posting_id = $1 and seq = $2', [target.posting_id, target.seq]);
+      }
     }
   }
   return { tried, missed };

@@ -54,5 +54,5 @@ describe('fault injection (fast profile)', () => {
     expect(result.accepted).toBeGreaterThan(0);
     expect(result.incoming).toBeGreaterThan(0);
     expect(code).toBe(0);
-  }, 240_000);
+  }, 600_000); // 205–223 s in full runs beside the suite, past 240 s once (2026-11-30): a budget, not a timing
 });

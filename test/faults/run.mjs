@@ -1190,7 +1190,6 @@ async function main() {
 
     const ledger = policyClient(ledgerV1.LedgerServiceClient, local(ports.grpc.ledger), 'ledger', ledgerAccess, 30_000);
     const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
-    ledger.close();
     checks.push(await reconciliationCheck(db, [...new Set([bogotaDate(started), bogotaDate(Date.now())])]));
     checks.push(await batchesCheck(db));
     const observed = await observations(db);
@@ -1199,7 +1198,8 @@ async function main() {
       ['ledger connections through the slow-ledger proxies', proxies.map((p, i) => `ledger/${i} ${p.connections}`).join(', ')],
       ['ledger reply chunks delayed by the proxies (while slow)', proxies.map((p, i) => `ledger/${i} ${p.delayedChunks} (${p.delayedBytes} bytes)`).join(', ')],
     );
-    const self = await sabotageSelfTest({ db, record });
+    const self = await sabotageSelfTest({ db, record, ledger });
+    ledger.close();
     log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
     await db.end();
     checks.unshift({

@@ -36,6 +36,7 @@ let passed = 0,
   skipped = 0,
   broken = false;
 const failedChecks = [];
+const slowest = [];
 
 /** Runs `cmd args` to completion: streamed live, or into `logFile` (printed whole once it ends) when given. */
 function run(cmd, argv, opts, logFile) {
@@ -101,6 +102,12 @@ async function runWorkspace(ws, logFile) {
   const suiteFailures = j.numFailedTestSuites;
   if (status !== 0 && j.numFailedTests === 0) broken = true; // a suite failed to load or run
   rows.push([ws, j.numPassedTests, j.numFailedTests, j.numPendingTests, secs, status === 0 ? 'ok' : `${suiteFailures} suite(s) failed`]);
+  // Where the time went: the slowest files of the workspace (a suite's speed is watched, not asserted).
+  const files = j.testResults
+    .map((t) => ({ file: t.name.slice(cwd.length + 1), secs: (t.endTime - t.startTime) / 1000 }))
+    .sort((a, b) => b.secs - a.secs)
+    .slice(0, 8);
+  slowest.push(...files.map((f) => ({ ...f, file: `${ws}/${f.file}` })));
 }
 
 /**
@@ -142,6 +149,13 @@ const order = [...selectedChecks, ...selected];
 rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 console.log('\n| workspace | passed | failed | skipped | seconds | result |\n|---|---:|---:|---:|---:|---|');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+slowest.sort((a, b) => b.secs - a.secs);
+console.log(
+  `\nThe slowest test files (seconds, in this run):\n${slowest
+    .slice(0, 25)
+    .map((f) => `  ${f.secs.toFixed(1).padStart(7)}  ${f.file}`)
+    .join('\n')}`,
+);
 console.log(
   `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${failedChecks.length ? `; checks failed: ${failedChecks.join(', ')}` : ''}` +
     ` (${((Date.now() - started) / 1000).toFixed(0)} s for the workspaces${beside ? `, ${beside} beside the others` : ''})`,

@@ -8,9 +8,11 @@
 //   browser  Debian's chromium for the browser tests (CHROMIUM_PATH, default /usr/bin/chromium)
 //   promtool Debian's promtool (package prometheus) for the alert rules' tests (test/deploy/alerts.test.ts);
 //            where it cannot be installed those tests are skipped with a loud message, so this step never fails
+//   pdfsig   poppler's pdfsig (Debian package poppler-utils), the independent verifier of the receipts'
+//            PAdES signatures (services/receipt's signing tests, test/e2e/receipts.test.ts); never fails either
 // Each step is printed before it is taken. Where one cannot be taken, it stops before any test
 // with one message that names the ways out.
-// Usage: node test/scripts/setup.mjs [deps] [servers] [browser] [promtool]   (default: deps servers)
+// Usage: node test/scripts/setup.mjs [deps] [servers] [browser] [promtool] [pdfsig]   (default: deps servers)
 // WALLET_NO_APT=1 never installs Debian packages (it stops with the message instead);
 // WALLET_SERVERS_DIR is where servers started here keep their data, logs and pid files.
 import { spawn, spawnSync } from 'node:child_process';
@@ -383,17 +385,44 @@ export function ensurePromtool(env = process.env) {
   return true;
 }
 
+/** poppler's pdfsig, which verifies the receipts' PAdES signatures in the tests, installed where this machine allows; never fatal. */
+export function ensurePdfsig(env = process.env) {
+  const found = which('pdfsig', env);
+  if (found) {
+    say(`pdfsig: ${found}`);
+    return true;
+  }
+  if (machine(env).canApt) {
+    say("pdfsig: not found: installing Debian's package poppler-utils for the receipts' signature tests");
+    if (aptInstall('poppler-utils', ['--no-install-recommends']) && which('pdfsig', env)) {
+      say(`pdfsig: ${which('pdfsig', env)}`);
+      return true;
+    }
+  }
+  console.error(
+    [
+      '',
+      "[setup] ***** No pdfsig: the receipts' signature tests (services/receipt, test/e2e/receipts.test.ts) will be SKIPPED. *****",
+      "Install Debian's (or Ubuntu's) package poppler-utils, which ships pdfsig:",
+      '    sudo apt-get install --no-install-recommends poppler-utils',
+      '',
+    ].join('\n'),
+  );
+  return true;
+}
+
 async function main(argv) {
   const steps = argv.length ? argv : ['deps', 'servers'];
-  const unknown = steps.filter((s) => !['deps', 'servers', 'browser', 'promtool'].includes(s));
+  const unknown = steps.filter((s) => !['deps', 'servers', 'browser', 'promtool', 'pdfsig'].includes(s));
   if (unknown.length) {
-    console.error(`[setup] unknown step(s): ${unknown.join(', ')} (deps, servers, browser, promtool)`);
+    console.error(`[setup] unknown step(s): ${unknown.join(', ')} (deps, servers, browser, promtool, pdfsig)`);
     return 2;
   }
   if (steps.includes('deps') && !deps()) return 1;
   if (steps.includes('servers') && !(await ensureServers())) return 1;
   if (steps.includes('browser') && !ensureChromium()) return 1;
   if (steps.includes('promtool')) ensurePromtool();
+  if (steps.includes('pdfsig')) ensurePdfsig();
   return 0;
 }
 

@@ -148,4 +148,15 @@ describe('setup (npm test and npm run up)', () => {
     expect(missing.err).toContain('sudo apt-get install --no-install-recommends prometheus');
     expect(found.out + found.err).toMatch(/promtool: \/|No promtool/);
   });
+
+  it('finds pdfsig, and without it (none on PATH, no apt) goes on with a loud message: the receipt signature tests skip', async () => {
+    const found = await setup(['pdfsig'], {});
+    expect(found.code).toBe(0);
+    const missing = await setup(['pdfsig'], { PATH: '/nonexistent', WALLET_NO_APT: '1' });
+    expect(missing.code).toBe(0);
+    expect(missing.err).toContain('No pdfsig');
+    expect(missing.err).toContain('will be SKIPPED');
+    expect(missing.err).toContain('sudo apt-get install --no-install-recommends poppler-utils');
+    expect(found.out + found.err).toMatch(/pdfsig: \/|No pdfsig/);
+  });
 });

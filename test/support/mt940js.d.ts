@@ -22,6 +22,8 @@ declare module 'mt940js' {
     closingBalance: number;
     closingAvailableBalance: number;
     transactions: Mt940Transaction[];
+    /** A statement-level :86: (after the closing balances), lines joined by \n. */
+    informationToAccountOwner?: string;
   }
   export class Parser {
     parse(data: string, withTags?: boolean): Mt940Statement[];

@@ -128,7 +128,15 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   }
   if (o.receipts) {
     const { startReceipt } = await import('@wallet/receipt/testing');
-    receipt = await startReceipt({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
+    // every receipt's QR opens this stack's gateway's public verification page, as `npm run up` sets it
+    receipt = await startReceipt({
+      databaseUrl: tdb.url,
+      natsUrl: NATS_URL,
+      namespace,
+      port: 0,
+      logLevel: 'silent',
+      env: { RECEIPT_VERIFY_BASE_URL: `${gatewayUrl}/receipts/verify` },
+    });
   }
   if (o.webhooks) {
     const { startWebhook } = await import('@wallet/webhook/testing');

@@ -33,6 +33,14 @@ export class LedgerAdmin {
     return res.movement;
   }
 
+  /**
+   * Verifies the tamper-evident journal (docs/journal.md) from genesis or a trusted head. A long
+   * call: the ledger reads every sealed posting after `from`.
+   */
+  verifyJournal(from: { seq: string; hash: string } | null, call: CallContext): Promise<ledgerV1.VerifyJournalResponse> {
+    return this.ledger.verifyJournal(from ? { fromSeq: BigInt(from.seq), fromHash: from.hash } : {}, call, { deadlineMs: JOURNAL_VERIFY_DEADLINE_MS });
+  }
+
   async setFee(
     operation: ApiFeeOperation,
     fixedFeeCents: number,
@@ -52,6 +60,9 @@ export class LedgerAdmin {
     );
   }
 }
+
+/** Under the HTTP server's own time limit (30 s): a verification longer than this is the CLI's (docs/journal.md). */
+export const JOURNAL_VERIFY_DEADLINE_MS = 25_000;
 
 /** The ledger caps idempotency keys at 200 characters; a reference that would not fit is hashed (deterministically). */
 const MAX_KEY = 200;

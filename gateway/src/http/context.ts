@@ -59,7 +59,8 @@ export function callContext(ctx: GatewayContext): CallContext {
     const operator = s.admin.kind === 'operator' ? `operator:${s.admin.operatorId}` : 'bootstrap-token';
     return { requestId: s.requestId, actor: adminActor(s.admin), principal: { kind: 'admin', operator } };
   }
-  // Unauthenticated routes (provider callbacks, verified by their own signatures in the services):
+  // Unauthenticated routes (provider callbacks, verified by their own signatures in the services;
+  // the public receipt verification, whose number and hash are its only key):
   // a principal of their own, which no company or operator method admits.
   return { requestId: s.requestId, actor: 'anonymous', principal: { kind: 'callback' } };
 }

@@ -1,7 +1,7 @@
 import { isJsonBody, toJsonText } from './json-text.js';
 import { randomUUID } from 'node:crypto';
 import { AppError, ERRORS, PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
-import { IdempotencyKeyStore } from '../persistence/idempotency-key.store.js';
+import { IdempotencyKeyStore, PURGE_BATCH } from '../persistence/idempotency-key.store.js';
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {
@@ -15,14 +15,16 @@ import {
 import type { HandlerResult } from './route.js';
 
 export interface IdempotencySettings {
-  /** How long an answer is replayed (IDEMPOTENCY_KEY_TTL_SECONDS, default 24 h). */
+  /** How long an answer is replayed (IDEMPOTENCY_KEY_TTL_SECONDS, default 30 days). */
   ttlSeconds: number;
   /** How long an IN_FLIGHT claim blocks the key before another replica may take it over (crash). */
   lockSeconds?: number;
   /** Seals stored answers (GATEWAY_ENCRYPTION_KEY). */
   encryptionKey: string;
-  /** How often expired rows are purged. */
+  /** How often expired rows are purged (default 10 min). */
   purgeIntervalMs?: number;
+  /** Rows per purge statement (default PURGE_BATCH). */
+  purgeBatch?: number;
 }
 
 /** Longer than any request can run (send: 20 s gRPC deadline; the HTTP server times out at 30 s). */
@@ -66,11 +68,8 @@ export class IdempotencyGuard {
     this.purge = new PeriodicTask(
       'idempotency-keys-purge',
       settings.purgeIntervalMs ?? 10 * 60_000,
-      async () => {
-        let n: number;
-        do n = await this.repo.purgeExpired(1000);
-        while (n === 1000 && !this.purge.stopping);
-      },
+      // Every replica runs it; the batches skip each other's rows (IdempotencyKeyStore.purgeExpiredBatch).
+      () => this.repo.purgeExpired({ batch: settings.purgeBatch ?? PURGE_BATCH, stopping: () => this.purge.stopping }),
       log,
     );
   }

@@ -45,7 +45,7 @@ export function buildOpenApiDocument(
         '',
         '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
         '',
-        "**Idempotency.** Creating POSTs (send, PSE deposit, collect key, QR, webhook endpoint) accept `Idempotency-Key`: the first answer is stored 24 h per company and key and replayed with `Idempotent-Replayed: true`; a different body with the same key → 409 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request runs → 409 `IDEMPOTENCY_KEY_IN_USE`. A send's `reference` (§7.4, 60 s) works as before beside it. A send's key is also bound to the transfer it creates, in the transfer service, for good: after an unknown outcome (a 5xx, a time-out, a lost connection) retry at once with the same key and body and get that transfer in its current state (`Idempotent-Replayed: true`), never a second one (see POST /transfers/send).",
+        "**Idempotency.** Creating POSTs (send, PSE deposit, collect key, QR, webhook endpoint) accept `Idempotency-Key`: the first answer is stored 30 days per company and key and replayed with `Idempotent-Replayed: true`; a different body with the same key → 409 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request runs → 409 `IDEMPOTENCY_KEY_IN_USE`. A send's `reference` (§7.4, 60 s) works as before beside it. A send's key is also bound to the transfer it creates, in the transfer service, for good: after an unknown outcome (a 5xx, a time-out, a lost connection) retry at once with the same key and body and get that transfer in its current state (`Idempotent-Replayed: true`), never a second one (see POST /transfers/send).",
         '',
         `**Rate limits** (rolling one-minute window per client IP and class, × the company's multiplier): ${(Object.keys(RATE_CLASSES) as RateClass[]).map((c) => `${RATE_CLASSES[c].description} ${opts.perMinute[c]}/min`).join(', ')}. Limited routes send \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 adds \`Retry-After\`.`,
       ].join('\n'),
@@ -154,7 +154,7 @@ export function buildOpenApiDocument(
           in: 'header',
           required: false,
           description:
-            'Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`).',
+            'Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`).',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
         },
       },
@@ -300,7 +300,7 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   }
   if (route.description) notes.push(route.description);
   if (route.auth.kind === 'apiKey') notes.push(`Scope: **${route.auth.scope}**.`);
-  if (route.idempotent) notes.push('Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).');
+  if (route.idempotent) notes.push('Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).');
   if (route.idempotent === 'bound')
     notes.push('The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.');
   if (route.auth.kind === 'admin') {

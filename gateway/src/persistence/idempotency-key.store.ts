@@ -144,19 +144,61 @@ export class IdempotencyKeyStore {
     ]);
   }
 
-  /** Deletes up to `limit` rows that no longer count; returns how many. */
-  async purgeExpired(limit = 1000): Promise<number> {
-    const rows = await this.db.prepared<{ n: string }>(
+  /**
+   * One batch of the purge: deletes up to `limit` rows that no longer count (an answer or UNKNOWN
+   * mark past `expires_at`; a claim also past `locked_until`), oldest expiry first, from `from` on
+   * (the previous batch's `upTo`: each batch starts where the last one stopped instead of walking
+   * again over the index entries it just deleted). One autocommit statement, so it holds its row
+   * locks only while it runs.
+   *
+   * It never waits on a row and never deletes a row someone holds: the rows are picked with
+   * `for update skip locked` and deleted by `ctid` under that lock, so
+   * - a claim taking over an expired key at that moment (its `insert … on conflict do update` holds
+   *   the row) is skipped, and the key it claims is live once it commits;
+   * - another replica's purge batch holds its own rows and this one takes the next ones;
+   * - a row renewed by a claim that committed since the statement started is re-read under the lock
+   *   with its new `expires_at`, fails the condition and is left alone.
+   * The only wait left is the other way round: a claim of a key this batch is deleting waits until
+   * the statement commits (milliseconds: docs/benchmarks.md, "Idempotency keys kept 30 days"), then
+   * inserts the key afresh. Live keys are never touched, so a replay or a claim of a live key never
+   * meets the purge.
+   */
+  async purgeExpiredBatch(limit: number, from: string | null = null): Promise<{ deleted: number; upTo: string | null }> {
+    const rows = await this.db.prepared<{ n: number; up_to: string | null }>(
       `with gone as (
          delete from gateway.idempotency_keys
           where ctid = any(array(
             select ctid from gateway.idempotency_keys
-             where expires_at <= now() and (state <> 'IN_FLIGHT' or locked_until <= now())
-             limit $1))
-         returning 1)
-       select count(*)::text as n from gone`,
-      [limit],
+             where expires_at <= now() and expires_at >= coalesce($2::timestamptz, '-infinity')
+               and (state <> 'IN_FLIGHT' or locked_until <= now())
+             order by expires_at
+             limit $1
+             for update skip locked))
+         returning expires_at)
+       select count(*)::int as n, max(expires_at)::text as up_to from gone`,
+      [limit, from],
     );
-    return Number(rows[0]?.n ?? 0);
+    return { deleted: rows[0]?.n ?? 0, upTo: rows[0]?.up_to ?? null };
+  }
+
+  /**
+   * Deletes every row that no longer counts, in batches of `batch` (each its own statement, see
+   * `purgeExpiredBatch`), until a batch comes back short or `stopping()` says so; returns how many.
+   * Safe to run on every replica at once. Rows skipped because someone held them are left for the
+   * next run.
+   */
+  async purgeExpired(opts: { batch?: number; stopping?: () => boolean } = {}): Promise<number> {
+    const batch = opts.batch ?? PURGE_BATCH;
+    let total = 0;
+    let from: string | null = null;
+    for (;;) {
+      const { deleted, upTo } = await this.purgeExpiredBatch(batch, from);
+      total += deleted;
+      if (deleted < batch || opts.stopping?.()) return total;
+      from = upTo;
+    }
   }
 }
+
+/** Rows per purge statement: small, so that a claim meeting one waits milliseconds (docs/benchmarks.md). */
+export const PURGE_BATCH = 500;

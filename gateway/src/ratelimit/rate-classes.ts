@@ -14,6 +14,8 @@ export const RATE_CLASSES = {
   ADMIN: { perMinute: 300, envVar: 'RATE_LIMIT_ADMIN', description: 'Admin (/admin/*, per IP and per operator)' },
   /** Operator login and enrollment: every attempt counts, per client IP (no per-e-mail count: it let anyone keep an operator out; lockouts in auth/dashboard-lockouts.ts). */
   ADMIN_LOGIN: { perMinute: 5, envVar: 'RATE_LIMIT_ADMIN_LOGIN', description: 'Admin login (POST /admin/auth/*)' },
+  /** The public receipt verification page (GET /receipts/verify/*): per client IP, no credential. */
+  RECEIPT_VERIFICATION: { perMinute: 30, envVar: 'RATE_LIMIT_RECEIPT_VERIFICATION', description: 'Receipt verification (public, per client IP)' },
 } as const;
 
 export type RateClass = keyof typeof RATE_CLASSES;

@@ -294,7 +294,13 @@ PSE_CALLBACK_URL: {{ printf "%s/webhooks/pse" (include "wallet.publicBaseUrl" $r
 BREB_DIRECTORY_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.brebDirectoryUrl "field" "brebDirectoryUrl") | quote }}
 BREB_INCOMING_CALLBACK_URL: {{ printf "%s/webhooks/breb/incoming" (include "wallet.publicBaseUrl" $root) | quote }}
 {{- else if eq $p.name "receipt" }}
-RECEIPT_VERIFY_BASE_URL: {{ $p.values.verifyBaseUrl | quote }}
+{{- if $p.values.verifyBaseUrl }}
+RECEIPT_VERIFY_BASE_URL: {{ trimSuffix "/" $p.values.verifyBaseUrl | quote }}
+{{- else }}
+{{- with include "wallet.gatewayPublicUrl" $root }}
+RECEIPT_VERIFY_BASE_URL: {{ printf "%s/receipts/verify" . | quote }}
+{{- end }}
+{{- end }}
 {{- else if eq $p.name "reconciliation" }}
 TRANSFER_GRPC_ADDR: {{ index $addr "transfer" | quote }}
 DEPOSIT_GRPC_ADDR: {{ index $addr "pse-deposit" | quote }}
@@ -346,6 +352,16 @@ sandbox: [[DATABASE_URL, db-sandbox, DATABASE_URL], [SANDBOX_CALLBACK_SECRET, pr
       key: {{ index $row 2 }}
       optional: {{ ne (index $row 0) "DATABASE_URL" }}
 {{- end }}
+{{- /* The receipts' signing key: the service only (its migrations Job signs nothing). */}}
+{{- if and (eq .process.name "receipt") (not $.migrations) (include "wallet.receiptSigningSecret" .root) }}
+- name: RECEIPT_SIGNING_P12_FILE
+  value: {{ include "wallet.receiptSigningFile" .root | quote }}
+- name: RECEIPT_SIGNING_P12_PASSPHRASE
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "wallet.receiptSigningSecret" .root }}
+      key: {{ .root.Values.receipt.signing.passphraseKey }}
+{{- end }}
 {{- range $e := .process.values.secretEnv }}
 - name: {{ $e.name }}
   valueFrom:
@@ -354,6 +370,21 @@ sandbox: [[DATABASE_URL, db-sandbox, DATABASE_URL], [SANDBOX_CALLBACK_SECRET, pr
       key: {{ $e.key }}
 {{- end }}
 {{- end -}}
+
+{{/*
+The receipts' signing key (PAdES): the Secret named in receipt.signing.existingSecret (the PKCS#12 and
+its passphrase; never made by the chart), mounted read-only into the receipt pods. Without one the
+service makes a development key at start, which production must not do: the chart stops there.
+*/}}
+{{- define "wallet.receiptSigningSecret" -}}
+{{- $s := (.Values.receipt.signing | default dict).existingSecret -}}
+{{- if and (not $s) (eq .Values.config.nodeEnv "production") .Values.receipt.enabled -}}
+{{- fail "receipt.signing.existingSecret is required with config.nodeEnv production: a Secret with the PKCS#12 receipts are signed with and its passphrase (see helm/README.md, \"Receipt signing\")" -}}
+{{- end -}}
+{{- $s -}}
+{{- end -}}
+{{- define "wallet.receiptSigningDir" -}}/var/run/wallet/receipt-signing{{- end -}}
+{{- define "wallet.receiptSigningFile" -}}{{ include "wallet.receiptSigningDir" . }}/receipt-signing.p12{{- end -}}
 
 {{- define "wallet.podSecurityContext" -}}
 runAsNonRoot: true

@@ -58,8 +58,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A wallet's statement between two instants (JSON, CSV, PDF or MT940)
-     * @description The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history), and every line in between that changed the available balance, oldest first, each with the running balance: opening + the lines' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA; its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back. A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days. JSON carries at most 10000 lines (more: 422, use format=csv). CSV: UTF-8 with BOM, `;`-separated, CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company's name and NIT, the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing balance, "Página n de m"; at most 10000 lines as JSON (more: 422, use format=csv); streamed page by page. MT940: a SWIFT customer statement message (`text/plain`, US-ASCII, CRLF; `:25:` the NIT and the wallet, `:60F:`/`:62F:` the opening and closing balances, one `:61:` per line with its `:86:` details), at most as many lines as JSON. See docs/statements.md.
+     * A wallet's statement between two instants (JSON, CSV, PDF, MT940 or camt.053)
+     * @description The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history), and every line in between that changed the available balance, oldest first, each with the running balance: opening + the lines' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA; its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back. A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days. JSON carries at most 10000 lines (more: 422, use format=csv). CSV: UTF-8 with BOM, `;`-separated, CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company's name and NIT, the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing balance, "Página n de m"; at most 10000 lines as JSON (more: 422, use format=csv); streamed page by page. MT940: a SWIFT customer statement message (`text/plain`, US-ASCII, CRLF; `:25:` the NIT and the wallet, `:60F:`/`:62F:` the opening and closing balances, one `:61:` per line with its `:86:` details), at most as many lines as JSON. camt.053: an ISO 20022 `camt.053.001.08` BankToCustomerStatement (`application/xml`, UTF-8; the account `<NIT>/<rail>` owned by the company (name, NIT), OPBD / CLBD / CLAV balances at the exact bounds, totals, one booked `Ntry` per line with its ISO bank transaction code and the line's entry as proprietary code, amounts in pesos with a decimal point and CRDT/DBIT), at most as many lines as JSON. See docs/statements.md.
      *
      *     Scope: **READ**.
      *
@@ -139,7 +139,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
      *
@@ -197,7 +197,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Financial operations** (10/min by default).
      */
@@ -501,7 +501,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
      *
@@ -535,7 +535,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
      *
@@ -565,7 +565,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
      *
@@ -709,7 +709,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Financial operations** (10/min by default).
      */
@@ -787,7 +787,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -843,7 +843,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -891,7 +891,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -917,7 +917,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -949,7 +949,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Financial operations** (10/min by default).
      */
@@ -981,7 +981,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -1061,7 +1061,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -1111,7 +1111,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Collect-key writes** (60/min by default).
      */
@@ -1163,11 +1163,11 @@ export interface paths {
      * Save a payee (a Bre-B key or a bank account) and start its verification
      * @description 201 with the counterparty. Its verification starts at once: a Bre-B key is looked up in the directory and its holder compared with the name and document given (the answer is usually already `VERIFIED` or `FAILED`; `PENDING` if the directory did not answer, retried later); a bank account gets an ACH prenote (`PENDING` until the bank answers, typically minutes). Poll GET /counterparties/{id} or subscribe to the webhooks `counterparty.verified` and `counterparty.verification_failed`.
      *
-     *     **Idempotency-Key** is bound to the counterparty it creates, for good: the same key and body answer that counterparty again (201, `Idempotent-Replayed: true` within 24 h), another body 409 `IDEMPOTENCY_KEY_REUSED`. After an unknown outcome (5xx, a time-out) retry with the same key and body at once.
+     *     **Idempotency-Key** is bound to the counterparty it creates, for good: the same key and body answer that counterparty again (201, `Idempotent-Replayed: true` within 30 days), another body 409 `IDEMPOTENCY_KEY_REUSED`. After an unknown outcome (5xx, a time-out) retry with the same key and body at once.
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
      *
@@ -1347,7 +1347,7 @@ export interface paths {
      *
      *     Scope: **WRITE**.
      *
-     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *     Accepts an `Idempotency-Key` header (30 days per company and key; see the parameter).
      *
      *     Rate class: **Reads** (100/min by default).
      */
@@ -1955,7 +1955,7 @@ export interface components {
       amountCents: number | null;
       minAmountCents: number | null;
       maxAmountCents: number | null;
-      /** @description The sum of the COUNTED payments, less what of them is returned automatically. */
+      /** @description The sum of the COUNTED payments that were not reversed (`reversedCents`), less what of them is returned automatically. */
       paidAmountCents: number;
       /** @description What of the COUNTED payments was returned to their payers since (POST /deposits/{id}/returns), the automatic returns aside: the cobro keeps `paidAmountCents` less this. Its status does not go back (a PAID cobro stays PAID). */
       returnedAmountCents: number;
@@ -2068,6 +2068,11 @@ export interface components {
       } | null;
       /** @description Returned to the payer since it was matched (POST /deposits/{depositId}/returns, once the payer has it), the automatic return aside. */
       returnedCents: number;
+      /**
+       * @description Reversed by its provider after it was credited (a PSE payment debited back from your wallet; webhook `cobro.payment_reversed`): its gross, or 0. A reversed payment no longer counts: what it counted came off `paidAmountCents` (and its returns off `returnedAmountCents`).
+       * @example 25000000
+       */
+      reversedCents: number;
     };
     /** @description Whom the cobro's PSE link is for (PSE asks the payer's document, names and e-mail), as POST /deposits/pse. */
     CobroPsePayer: {
@@ -2450,6 +2455,7 @@ export interface components {
         | 'cobro.paid'
         | 'cobro.expired'
         | 'cobro.cancelled'
+        | 'cobro.payment_reversed'
         | 'batch.validated'
         | 'batch.completed'
         | 'counterparty.verified'
@@ -3466,6 +3472,18 @@ export interface components {
         lineCount: number;
       };
       lines: components['schemas']['StatementLine'][];
+      /** @description The tamper-evident journal's heads recorded for the Bogotá days of the period (docs/journal.md), one per day, recorded just after the day closes (a statement of today has none yet). Keep them: the ledger's journal verifies against them (GET /admin/ledger/verification, npm run ledger:verify) and no later edit of the books can pass through them. */
+      journalHeads: {
+        /**
+         * Format: date
+         * @description The Bogotá day it closed.
+         */
+        day: string;
+        /** @description Postings sealed into the journal up to this head (decimal string). */
+        seq: string;
+        /** @description The journal chain's SHA-256 there (64 lowercase hex digits). */
+        hash: string;
+      }[];
     };
     StatementLine: {
       /** @description The ledger posting of this line (unique; a movement may have two lines: a failed send's debit and its return). */
@@ -3626,6 +3644,7 @@ export interface components {
         | 'cobro.paid'
         | 'cobro.expired'
         | 'cobro.cancelled'
+        | 'cobro.payment_reversed'
         | 'batch.validated'
         | 'batch.completed'
         | 'counterparty.verified'
@@ -3770,7 +3789,7 @@ export interface components {
   };
   responses: never;
   parameters: {
-    /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+    /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
     IdempotencyKey: string;
     /** @description Optional caller-chosen request id. */
     RequestId: string;
@@ -4162,7 +4181,7 @@ export interface operations {
         rail: 'BREB' | 'ACH';
         from: string;
         to: string;
-        format?: 'json' | 'csv' | 'pdf' | 'mt940';
+        format?: 'json' | 'csv' | 'pdf' | 'mt940' | 'camt053';
       };
       header?: {
         /** @description Optional caller-chosen request id. */
@@ -4175,7 +4194,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The statement: JSON (`format=json`), a CSV file (`format=csv`), a PDF file (`format=pdf`) or an MT940 file (`format=mt940`, `.sta`); the files with `Content-Disposition: attachment`. */
+      /** @description The statement: JSON (`format=json`), a CSV file (`format=csv`), a PDF file (`format=pdf`), an MT940 file (`format=mt940`, `.sta`, `text/plain`) or an ISO 20022 camt.053.001.08 file (`format=camt053`, `.xml`, `application/xml`); the files with `Content-Disposition: attachment`. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4183,7 +4202,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          /** @description On CSV, PDF and MT940: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`, `.sta`), the dates of the period's bounds in Bogotá. */
+          /** @description On CSV, PDF, MT940 and camt.053: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`, `.sta`, `.xml`), the dates of the period's bounds in Bogotá. */
           'Content-Disposition'?: string;
           [name: string]: unknown;
         };
@@ -4201,6 +4220,13 @@ export interface operations {
            *       "currency": "COP",
            *       "from": "2026-11-29T03:08:14.047000Z",
            *       "fromBogota": "2026-11-28T22:08:14.047000-05:00",
+           *       "journalHeads": [
+           *         {
+           *           "day": "2026-11-28",
+           *           "hash": "5d0f3c9a1be24a7786c1f0e9d4b3a2c1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5",
+           *           "seq": "48213"
+           *         }
+           *       ],
            *       "lines": [
            *         {
            *           "amountCents": "-100370",
@@ -4258,6 +4284,7 @@ export interface operations {
           'text/csv': string;
           'application/pdf': string;
           'text/plain': string;
+          'application/xml': string;
         };
       };
       /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
@@ -4755,7 +4782,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -5371,7 +5398,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -7149,7 +7176,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A one-page PDF receipt (es-CO amounts, America/Bogota times, account masked, a verification QR and SHA-256). */
+      /** @description A one-page PDF receipt (es-CO amounts, America/Bogota times, account masked, a verification QR and SHA-256), digitally signed (PAdES, ETSI.CAdES.detached): any PDF reader, or `pdfsig`, shows whether it was changed after it was issued (docs/receipts.md). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7302,7 +7329,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description A one-page PDF receipt (es-CO amounts, America/Bogota times, account masked, a verification QR and SHA-256). */
+      /** @description A one-page PDF receipt (es-CO amounts, America/Bogota times, account masked, a verification QR and SHA-256), digitally signed (PAdES, ETSI.CAdES.detached): any PDF reader, or `pdfsig`, shows whether it was changed after it was issued (docs/receipts.md). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8130,7 +8157,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -8692,7 +8719,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -9082,7 +9109,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -10505,7 +10532,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -11374,7 +11401,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -11965,7 +11992,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
@@ -12329,7 +12356,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
@@ -12584,7 +12611,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
@@ -13021,7 +13048,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
@@ -13345,6 +13372,7 @@ export interface operations {
            *               "payerName": "Pedro Pérez",
            *               "receivedAt": "2026-11-29T13:08:41.217000Z",
            *               "returnedCents": 0,
+           *               "reversedCents": 0,
            *               "source": "BREB"
            *             }
            *           ],
@@ -13399,6 +13427,7 @@ export interface operations {
            *               "payerName": "Pedro Pérez",
            *               "receivedAt": "2026-11-29T13:08:40.517000Z",
            *               "returnedCents": 0,
+           *               "reversedCents": 0,
            *               "source": "BREB"
            *             },
            *             {
@@ -13418,6 +13447,7 @@ export interface operations {
            *               "payerName": "Pedro Pérez",
            *               "receivedAt": "2026-11-29T13:08:40.780000Z",
            *               "returnedCents": 0,
+           *               "reversedCents": 0,
            *               "source": "BREB"
            *             }
            *           ],
@@ -13547,7 +13577,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -14375,7 +14405,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
@@ -14444,6 +14474,7 @@ export interface operations {
            *           "payerName": "Pedro Pérez",
            *           "receivedAt": "2026-11-29T13:08:41.217000Z",
            *           "returnedCents": 0,
+           *           "reversedCents": 0,
            *           "source": "BREB"
            *         }
            *       ],
@@ -14707,6 +14738,7 @@ export interface operations {
            *           "payerName": "Pedro Pérez",
            *           "receivedAt": "2026-11-29T13:08:38.953000Z",
            *           "returnedCents": 0,
+           *           "reversedCents": 0,
            *           "source": "BREB"
            *         }
            *       ],
@@ -14850,7 +14882,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
@@ -15422,7 +15454,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;
@@ -17236,7 +17268,7 @@ export interface operations {
         'X-Request-Id'?: components['parameters']['RequestId'];
         /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
         'Wallet-Version'?: components['parameters']['WalletVersion'];
-        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 30 days and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 30 days (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path?: never;

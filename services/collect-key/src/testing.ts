@@ -4,6 +4,8 @@ import { loadConfig } from './config.js';
 
 /** Who may call each RPC (the tests' clients call as those identities). */
 export { collectKeyAccess } from './grpc/collect-key.handlers.js';
+/** The schema's migrations (the invariants' tests make the schema without starting the service). */
+export { collectKeyMigrations } from './persistence/migrations/index.js';
 
 export interface StartedCollectKey {
   /** host:port for createAsyncClient. */

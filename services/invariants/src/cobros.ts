@@ -28,15 +28,22 @@ interface PaymentRow {
   source: string;
   returned_cents: string;
   auto_return_id: string | null;
+  disposition: string;
+  reversed_cents: string;
+  cobro_state: string;
+  /** Seconds since the deposit last changed (a REVERSED one: since it was debited back). */
+  d_age_s: number | null;
 }
 
 const OPEN = ['OPEN', 'PARTIALLY_PAID'];
 
 /**
  * cobros (docs/cobros.md): every matched payment is counted once (one cobro, never also listed
- * unmatched) and is a credited deposit of the same company and amount; a cobro's paid total is the
- * sum of its COUNTED payments (less what of them is returned automatically), and its state agrees (PAID exactly when the total reaches what is
- * due); its returned amount is what its COUNTED payments had returned since, and each payment's is the returns that reached its payer at
+ * unmatched) and is a deposit of the same company and amount, credited — or reversed by its provider, and then
+ * marked reversed on the cobro (its gross; one reversed moments ago may still be on its way) and no longer
+ * counted; a cobro's paid total is the sum of its COUNTED payments not reversed (less what of them is returned
+ * automatically), and its state agrees (PAID exactly when the total reaches what is due); a payment accepted
+ * beyond a PAID cobro (EXCESS) is only on a PAID cobro (a reversal that leaves it short counts them again); its returned amount is what its COUNTED payments had returned since, and each payment's is the returns that reached its payer at
  * the payment's owner (the automatic one aside; one younger than the horizon may still be on its way); across services, an open cobro's dynamic key is ACTIVE at collect-key and a closed one's is
  * deleted once its close is recorded (a close still owed past the sweepers' horizon is a violation).
  */
@@ -47,9 +54,11 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
   const cobros = await s.deposit.query<CobroRow>(
     `select c.id, c.company_id, c.state, c.amount_type, c.amount::text as amount, c.min_amount::text as min_amount, c.paid_amount::text as paid_amount,
             c.tolerance_below::text as tolerance_below,
-            coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted,
+            coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p
+                       where p.cobro_id = c.id and p.disposition = 'COUNTED' and p.reversed_cents = 0), 0)::text as counted,
             c.returned_amount::text as returned_amount,
-            coalesce((select sum(p.returned_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted_returned,
+            coalesce((select sum(p.returned_cents) from pse_deposit.cobro_payments p
+                       where p.cobro_id = c.id and p.disposition = 'COUNTED' and p.reversed_cents = 0), 0)::text as counted_returned,
             c.breb_key_id, c.key_closed_at, extract(epoch from now() - c.closed_at)::int as closed_s
        from pse_deposit.cobros c where c.state not in ('CREATING', 'ABANDONED')${scope.sql}`,
     scope.params,
@@ -62,9 +71,11 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
       (c.amount_type === 'FIXED' ? BigInt(c.amount ?? '0') : c.amount_type === 'RANGE' ? BigInt(c.min_amount ?? '0') : 1n) -
       (c.amount_type === 'OPEN' ? 0n : BigInt(c.tolerance_below));
     if (c.paid_amount !== c.counted)
-      bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments sum ${c.counted}`);
+      bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments not reversed sum ${c.counted}`);
     if (c.returned_amount !== c.counted_returned)
-      bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: returned ${c.returned_amount} but its COUNTED payments had ${c.counted_returned} returned`);
+      bad.add(
+        `cobro ${c.id} (company ${c.company_id}) ${c.state}: returned ${c.returned_amount} but its COUNTED payments not reversed had ${c.counted_returned} returned`,
+      );
     if (c.state === 'PAID' && paid < due) bad.add(`cobro ${c.id} (company ${c.company_id}) PAID with ${paid} of ${due}`);
     if (OPEN.includes(c.state)) {
       open++;
@@ -76,7 +87,8 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
   const payments = await s.deposit.query<PaymentRow>(
     `select p.deposit_id, p.cobro_id, p.company_id, p.amount::text as amount, d.company_id as d_company, d.amount::text as d_amount, d.status as d_status,
             exists (select 1 from pse_deposit.cobro_unmatched u where u.deposit_id = p.deposit_id) as unmatched,
-            p.source, p.returned_cents::text as returned_cents, p.auto_return_id
+            p.source, p.returned_cents::text as returned_cents, p.auto_return_id, p.disposition, p.reversed_cents::text as reversed_cents,
+            c.state as cobro_state, extract(epoch from now() - d.updated_at)::int as d_age_s
        from pse_deposit.cobro_payments p left join pse_deposit.deposits d on d.id = p.deposit_id
        join pse_deposit.cobros c on c.id = p.cobro_id where true${scope.sql}`,
     scope.params,
@@ -86,7 +98,20 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
     if (p.d_company === null) bad.add(`${who}: no such deposit`);
     else if (p.d_company !== p.company_id) bad.add(`${who}: the deposit is company ${p.d_company}'s`);
     else if (p.d_amount !== p.amount) bad.add(`${who}: matched ${p.amount}, the deposit is ${p.d_amount}`);
-    else if (p.d_status !== 'ASSIGNED') bad.add(`${who}: the deposit is ${p.d_status}, not credited (a cobro does not count reversals)`);
+    else if (p.reversed_cents !== '0') {
+      // Reversed on the cobro: by its provider, whole.
+      if (p.d_status !== 'REVERSED') bad.add(`${who}: marked reversed on the cobro, but the deposit is ${p.d_status}`);
+      if (p.reversed_cents !== p.amount) bad.add(`${who}: ${p.reversed_cents} reversed on the cobro, the payment is ${p.amount}`);
+    } else if (p.d_status === 'REVERSED') {
+      // The provider reversed it: the deposit's event takes it off the cobro moments later.
+      if (o.settled || (p.d_age_s ?? 0) > horizon)
+        bad.add(`${who}: the deposit was reversed ${p.d_age_s} s ago, but the cobro still takes it as paid (a cobro does not count reversals)`);
+    } else if (p.d_status !== 'ASSIGNED' && p.d_status !== 'REVERSING') {
+      // REVERSING: the provider's reversal is being debited back; the payment still counts until it is.
+      bad.add(`${who}: the deposit is ${p.d_status}, not credited`);
+    }
+    if (p.disposition === 'EXCESS' && p.reversed_cents === '0' && p.cobro_state !== 'PAID')
+      bad.add(`${who}: accepted beyond the amount (EXCESS), but the cobro is ${p.cobro_state}: it should count`);
     if (p.unmatched) bad.add(`${who}: also listed unmatched`);
   }
 

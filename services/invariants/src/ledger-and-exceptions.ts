@@ -38,7 +38,7 @@ interface ExceptionRow {
 /**
  * exceptions: every money exception not yet resolved, with its age (an operator's queue, not a
  * violation). Violations: one stuck RESOLVING (an operator's resolution cut short: run it again with
- * the same action), or one about a transfer or deposit that does not exist.
+ * the same action), or one about a transfer, deposit or refund that does not exist.
  */
 export async function checkExceptions(s: CheckSources, o: CheckOptions, limit: number): Promise<{ result: CheckResult; open: OpenException[] }> {
   const bad = new Offenders(limit);
@@ -61,11 +61,17 @@ export async function checkExceptions(s: CheckSources, o: CheckOptions, limit: n
       ])
     ).map((r) => r.id),
   );
-  const knownDeposits = new Set(
-    (await s.deposit.query<{ id: string }>(`select id from pse_deposit.deposits where id = any($1::text[])`, [deposit.map((e) => e.resource_id)])).map(
+  // A refund's exception (RETURN_CLOSE_REFUSED: the ledger would not close its hold) is about the refund; the others about the deposit.
+  const knownDeposits = new Set([
+    ...(await s.deposit.query<{ id: string }>(`select id from pse_deposit.deposits where id = any($1::text[])`, [deposit.map((e) => e.resource_id)])).map(
       (r) => r.id,
     ),
-  );
+    ...(
+      await s.deposit.query<{ id: string }>(`select id from pse_deposit.deposit_returns where id = any($1::text[])`, [
+        deposit.filter((e) => e.kind === 'RETURN_CLOSE_REFUSED').map((e) => e.resource_id),
+      ])
+    ).map((r) => r.id),
+  ]);
 
   const open: OpenException[] = [];
   for (const [owner, rows, known] of [

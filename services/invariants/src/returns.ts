@@ -17,7 +17,8 @@ const LIVE = new Set(['RESERVING', 'SENDING', 'RELEASING']);
  * reserving holds it OPEN; RETURNED committed it; FAILED released it or never held); the returns of a
  * payment that are not FAILED never add up to more than its gross; and every hold the ledger has for a
  * return belongs to a return collect-key knows (an unknown one would keep the wallet's funds for ever).
- * A live return owing its step past the sweepers' horizon, not parked, is a violation.
+ * A live return owing its step past the sweepers' horizon, not parked, is a violation; a parked one has its money
+ * exception (RETURN_CLOSE_REFUSED, in its owner's money_exceptions) for an operator.
  */
 /** Where each owner of inbound payments keeps its returns, and its ledger keys' prefix. */
 export const RETURN_OWNERS = {
@@ -27,8 +28,16 @@ export const RETURN_OWNERS = {
     payments: 'collect_key.payments',
     paymentId: 'deposit_id',
     prefix: 'collectkey:return:',
+    exceptions: 'collect_key.money_exceptions',
   },
-  'pse-deposit': { reader: 'deposit', returns: 'pse_deposit.deposit_returns', payments: 'pse_deposit.deposits', paymentId: 'id', prefix: 'deposit-return:' },
+  'pse-deposit': {
+    reader: 'deposit',
+    returns: 'pse_deposit.deposit_returns',
+    payments: 'pse_deposit.deposits',
+    paymentId: 'id',
+    prefix: 'deposit-return:',
+    exceptions: 'pse_deposit.money_exceptions',
+  },
 } as const;
 
 export async function checkReturnsInto(
@@ -56,8 +65,10 @@ export async function checkReturnsInto(
       idle_s: number;
       gross: string;
       claimed: string;
+      exception: boolean;
     }>(
       `select r.id, r.deposit_id, r.company_id, r.status, r.amount::text as amount, r.hold_id::text as hold_id, r.parked,
+              r.parked and exists (select 1 from ${w.exceptions} e where e.kind = 'RETURN_CLOSE_REFUSED' and e.resource_id = r.id) as exception,
               extract(epoch from now() - r.step_at)::int as idle_s, p.amount::text as gross,
               (select coalesce(sum(o.amount), 0) from ${w.returns} o where o.deposit_id = r.deposit_id and o.status <> 'FAILED')::text as claimed
          from ${w.returns} r join ${w.payments} p on p.${w.paymentId} = r.deposit_id
@@ -86,6 +97,7 @@ export async function checkReturnsInto(
       if (hold && hold.amount !== r.amount) say(`its hold is for ${hold.amount}, not ${r.amount}`);
       if (hold && r.hold_id && hold.hold_id !== r.hold_id) say(`records hold ${r.hold_id} but its reserve made ${hold.hold_id}`);
       if (BigInt(r.claimed) > BigInt(r.gross)) say(`the payment's returns add up to ${r.claimed}, more than its gross ${r.gross}`);
+      if (r.parked && !r.exception) say('is parked for an operator, but no RETURN_CLOSE_REFUSED money exception says so');
       if (LIVE.has(r.status)) {
         live++;
         if (!r.parked && o.settled) say('still owes its money step with nobody running');

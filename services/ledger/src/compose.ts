@@ -15,6 +15,10 @@ import { ledgerUseCases } from './app/use-cases.js';
 import { BalanceAlertEvaluator } from './app/balance-alerts.js';
 import { ledgerHandlers, ledgerAccess } from './grpc/ledger.handlers.js';
 import { SqlLedgerStore } from './persistence/ledger.store.js';
+import { JournalStore } from './persistence/journal.store.js';
+import { JournalSealer } from './app/journal.js';
+import { BalanceCheckpointer } from './app/balance-checkpoints.js';
+import { CheckpointStore } from './persistence/checkpoint.store.js';
 import { ledgerMigrations } from './persistence/migrations/index.js';
 
 export const LEDGER_SCHEMA = 'ledger';
@@ -38,6 +42,13 @@ export interface LedgerRuntimeOptions {
   poolMax: number;
   /** How often wallets that moved are checked against their balance alerts (BALANCE_ALERT_INTERVAL_MS). */
   balanceAlertIntervalMs?: number;
+  /** How often committed postings are sealed into the journal's chain (JOURNAL_SEAL_INTERVAL_MS). */
+  journalSealIntervalMs?: number;
+  /**
+   * The balance checkpointer (BALANCE_CHECKPOINT_INTERVAL_MS, BALANCE_CHECKPOINT_MARGIN_SECONDS);
+   * default every minute, 300 s margin. 'off': none in this process (tests that run passes themselves).
+   */
+  balanceCheckpoints?: { intervalMs: number; marginSeconds: number } | 'off';
   logger: Logger;
 }
 
@@ -89,12 +100,26 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     const deps = ledgerDeps(store, relay);
     // Balance alerts (docs/balance-alerts.md): evaluated beside the posting path, never in it.
     const evaluator = new BalanceAlertEvaluator(deps, { intervalMs: o.balanceAlertIntervalMs ?? 1000 }, log);
-    const uc = ledgerUseCases(deps, { evaluator });
+    // The tamper-evident journal (docs/journal.md): sealed beside the posting path, never in it.
+    const journal = new JournalStore(db);
+    const sealer = new JournalSealer(journal, deps, { intervalMs: o.journalSealIntervalMs ?? 1000 }, log);
+    // Balance checkpoints (docs/balance-checkpoints.md): written beside the posting path, never in it.
+    const checkpointer =
+      o.balanceCheckpoints === 'off'
+        ? undefined
+        : new BalanceCheckpointer(new CheckpointStore(db), o.balanceCheckpoints ?? { intervalMs: 60_000, marginSeconds: 300 }, log);
+    const uc = ledgerUseCases(deps, { evaluator }, journal);
     const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log, ledgerAccess, o.mesh);
     const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(5_000));
     evaluator.start();
     scope.defer(() => evaluator.stop());
+    sealer.start();
+    scope.defer(() => sealer.stop());
+    if (checkpointer) {
+      checkpointer.start();
+      scope.defer(() => checkpointer.stop());
+    }
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort }, 'ledger started');

@@ -12,6 +12,12 @@ export const ledgerEnvSchema = baseEnvSchema.extend({
   LEDGER_DB_POOL_MAX: env.int(10, 1),
   /** How often wallets that moved are checked against their balance alerts (docs/balance-alerts.md). */
   BALANCE_ALERT_INTERVAL_MS: env.int(1000, 50),
+  /** How often committed postings are sealed into the tamper-evident journal (docs/journal.md). */
+  JOURNAL_SEAL_INTERVAL_MS: env.int(1000, 50),
+  /** How often the balance checkpointer looks for a newly closed hour (docs/balance-checkpoints.md). */
+  BALANCE_CHECKPOINT_INTERVAL_MS: env.int(60_000, 50),
+  /** How long after an hour's end its checkpoints may be written (beside the open-transaction fence). */
+  BALANCE_CHECKPOINT_MARGIN_SECONDS: env.int(300, 0),
 });
 
 export type LedgerConfig = Omit<z.infer<typeof ledgerEnvSchema>, 'LEDGER_MIGRATE_ON_START'> & { LEDGER_MIGRATE_ON_START: boolean };

@@ -28,6 +28,8 @@ try {
     production: config.NODE_ENV === 'production',
     poolMax: config.LEDGER_DB_POOL_MAX,
     balanceAlertIntervalMs: config.BALANCE_ALERT_INTERVAL_MS,
+    journalSealIntervalMs: config.JOURNAL_SEAL_INTERVAL_MS,
+    balanceCheckpoints: { intervalMs: config.BALANCE_CHECKPOINT_INTERVAL_MS, marginSeconds: config.BALANCE_CHECKPOINT_MARGIN_SECONDS },
     logger: log,
   });
   onShutdown(log, [['ledger', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);

@@ -26,6 +26,10 @@ export async function startLedger(opts: {
   mesh?: MeshTls;
   /** BALANCE_ALERT_INTERVAL_MS (default 1000). */
   balanceAlertIntervalMs?: number;
+  /** JOURNAL_SEAL_INTERVAL_MS (default 1000). */
+  journalSealIntervalMs?: number;
+  /** The balance checkpointer: every minute, 300 s margin (the default), or off (a test runs its passes itself). */
+  balanceCheckpoints?: { intervalMs: number; marginSeconds: number } | 'off';
 }): Promise<StartedLedger> {
   const runtime = await composeLedger({
     mesh: opts.mesh ?? devMeshTls('ledger'),
@@ -37,6 +41,8 @@ export async function startLedger(opts: {
     opsPort: null,
     migrateOnStart: true,
     ...(opts.balanceAlertIntervalMs ? { balanceAlertIntervalMs: opts.balanceAlertIntervalMs } : {}),
+    ...(opts.journalSealIntervalMs ? { journalSealIntervalMs: opts.journalSealIntervalMs } : {}),
+    ...(opts.balanceCheckpoints ? { balanceCheckpoints: opts.balanceCheckpoints } : {}),
     poolMax: 6, // a test stack runs every service in one process, two files at a time
     logger: createLogger('ledger', opts.logLevel ?? 'silent'),
   });

@@ -33,7 +33,7 @@ import { SqlDepositStore } from './persistence/deposit.store.js';
 import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
 import { GrpcCobroKeys } from './adapters/cobro-keys.client.js';
-import { CobroSweeper, cobroMatcher, cobroPageMatcher, cobroReturnApplier, cobroUseCases, type CobroDeps } from './app/cobros.js';
+import { CobroSweeper, cobroMatcher, cobroPageMatcher, cobroReturnApplier, cobroReversalApplier, cobroUseCases, type CobroDeps } from './app/cobros.js';
 import { SqlCobroStore } from './persistence/cobro.store.js';
 import type { CreatePseCommand } from './app/create-pse-deposit.js';
 import type { DepositRecord } from './domain/deposit.js';
@@ -154,12 +154,17 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       minTtlSeconds: c.COBRO_MIN_TTL_SECONDS,
     };
     const listingLog = log.child({ component: 'breb-listing' });
-    const matchers = { one: cobroMatcher(cobroDeps), page: cobroPageMatcher(cobroDeps), returned: cobroReturnApplier(cobroDeps) };
+    const matchers = {
+      one: cobroMatcher(cobroDeps),
+      page: cobroPageMatcher(cobroDeps),
+      returned: cobroReturnApplier(cobroDeps),
+      reversed: cobroReversalApplier(cobroDeps),
+    };
     const listingConsumer = new InboxConsumer(db, bus, {
       stream: 'DEPOSITS',
       durable: BREB_LISTING_CONSUMER,
       subject: BREB_LISTING_SUBJECT,
-      handler: brebListingHandler(sqlBrebListing, listingLog, undefined, matchers.one, matchers.returned),
+      handler: brebListingHandler(sqlBrebListing, listingLog, undefined, matchers.one, matchers.returned, matchers.reversed),
       // A page of events: listed with one statement, its payments matched with a few (docs/benchmarks.md "Cobro matching").
       batchHandler: brebListingPageHandler(sqlBrebListing, listingLog, undefined, matchers),
       maxBatch: 128,

@@ -4,6 +4,8 @@ import { loadConfig } from './config.js';
 
 /** Who may call each RPC (the tests' clients call as those identities). */
 export { depositAccess } from './grpc/deposit.handlers.js';
+/** The schema's migrations (the invariants' tests make the schema without starting the service). */
+export { depositMigrations } from './persistence/migrations/index.js';
 
 export interface StartedDeposit {
   /** host:port for createAsyncClient. */

@@ -1,5 +1,8 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type MeshTls } from '@wallet/platform';
+import { readFileSync } from 'node:fs';
+import { ConfigError, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type MeshTls } from '@wallet/platform';
 import { receiptV1 } from '@wallet/proto';
+import { PadesReceiptSigner } from './adapters/pades-signer.js';
+import { developmentSigningP12, signingKeyFromP12, SigningKeyError, type SigningKey } from './adapters/signing-key.js';
 import { receiptDeps } from './app/deps.js';
 import { Projection } from './app/rebuild.js';
 import { receiptUseCases, type ReceiptUseCases } from './app/use-cases.js';
@@ -7,6 +10,7 @@ import type { ReceiptConfig } from './config.js';
 import { receiptHandlers, receiptAccess } from './grpc/receipt.handlers.js';
 import { receiptMigrations } from './persistence/migrations/index.js';
 import { SqlReadModelStore, sqlReadModelTables } from './persistence/read-model.store.js';
+import { SqlIssuedReceipts } from './persistence/issued-receipts.store.js';
 
 export const RECEIPT_SCHEMA = 'receipt';
 
@@ -51,12 +55,51 @@ export async function openStores(c: ReceiptConfig, scope: ServiceScope, name: st
 }
 
 /**
+ * The key every receipt is signed with: the PKCS#12 at RECEIPT_SIGNING_P12_FILE, or (outside
+ * production, none configured) a development key made now, with one warning. A file that cannot
+ * be read or opened stops the start, naming the variable; no key material or passphrase is logged.
+ */
+export function receiptSigningKey(c: ReceiptConfig, log: Logger, now = new Date()): SigningKey {
+  const file = c.RECEIPT_SIGNING_P12_FILE;
+  if (!file) {
+    if (c.NODE_ENV === 'production') throw new ConfigError(['RECEIPT_SIGNING_P12_FILE: required in production']); // loadConfig refuses it first
+    const key = signingKeyFromP12(developmentSigningP12(c.RECEIPT_SIGNING_P12_PASSPHRASE, now), c.RECEIPT_SIGNING_P12_PASSPHRASE, { now, development: true });
+    log.warn(
+      { signer: key.commonName, certificateSha256: key.signer.fingerprint256 },
+      'receipts are signed with a development key made at start (self-signed, a new one each start): set RECEIPT_SIGNING_P12_FILE and RECEIPT_SIGNING_P12_PASSPHRASE',
+    );
+    return key;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw new ConfigError([`RECEIPT_SIGNING_P12_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`]);
+  }
+  let key: SigningKey;
+  try {
+    key = signingKeyFromP12(bytes, c.RECEIPT_SIGNING_P12_PASSPHRASE, { now });
+  } catch (err) {
+    if (err instanceof SigningKeyError)
+      throw new ConfigError([`RECEIPT_SIGNING_P12_FILE: ${file}: ${err.message} (its passphrase: RECEIPT_SIGNING_P12_PASSPHRASE)`]);
+    throw err;
+  }
+  const validTo = new Date(key.signer.validTo);
+  const fields = { signer: key.commonName, issuer: key.signer.issuer.replace(/\n/g, ', '), certificateSha256: key.signer.fingerprint256, validTo };
+  if (validTo.getTime() - now.getTime() < 30 * 86_400_000) log.warn(fields, 'the receipt signing certificate expires within 30 days: renew it');
+  else log.info(fields, 'receipts are signed with the configured key');
+  return key;
+}
+
+/**
  * The composition root shared by main.ts and testing.ts: database → bus → the projection (durable
  * consumers on TRANSFERS and DEPOSITS into the read model) → receipts → gRPC server → ops endpoints.
+ * The signing key is read first: a bad one stops the start before anything is opened.
  */
 export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptRuntime> {
   const log = o.logger;
   const c = o.config;
+  const signer = new PadesReceiptSigner(receiptSigningKey(c, log));
   const scope = new ServiceScope(log);
   try {
     const { db, bus } = await openStores(c, scope, 'receipt');
@@ -66,7 +109,7 @@ export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptR
     await projection.start();
     scope.defer(() => projection.stop());
 
-    const receipts = receiptUseCases(receiptDeps(store, c.RECEIPT_VERIFY_BASE_URL));
+    const receipts = receiptUseCases(receiptDeps(store, new SqlIssuedReceipts(db), c.RECEIPT_VERIFY_BASE_URL, signer));
     let grpcPort = 0;
     if (o.grpc !== false) {
       const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log, receiptAccess, o.mesh);

@@ -57,3 +57,7 @@ export async function startReceipt(opts: {
     waitIdle: (timeoutMs?: number) => runtime.projection.waitIdle(timeoutMs),
   };
 }
+
+/** pdfsig, the independent verifier of the receipts' signatures, for the tests that check them. */
+export { PDFSIG_AVAILABLE, PDFSIG_MISSING, pdfsig, signedByteRange, tamperSignedPdf, type PdfsigReport, type PdfsigSignature } from './pdfsig.testing.js';
+export { PDFIMAGES_AVAILABLE, receiptQrCodes } from './qr.testing.js';

@@ -12,6 +12,11 @@ import { CallbackReceiver, SECRET, api, signatureValid, sleep, txId } from './su
  */
 
 const PRENOTE_MS = 250;
+/**
+ * The per-account behaviour's delay: long enough that six submissions, the 300 ms wait and six reads
+ * finish inside it even on a loaded machine (at 600 ms a full run once read a prenote already settled).
+ */
+const BEHAVIOUR_MS = 4_000;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const REASONS = {
   R02: 'Cuenta cerrada',
@@ -189,21 +194,21 @@ describe('ACH prenotes', () => {
 
   it('a behaviour with rate 1 rejects every prenote of the account with its code, after its delay', async () => {
     const acct = freshAccount();
-    const put = await behave(acct, { delayMs: 600, rejectionRate: 1, reasonCode: 'R16' });
+    const put = await behave(acct, { delayMs: BEHAVIOUR_MS, rejectionRate: 1, reasonCode: 'R16' });
     expect(put.status).toBe(200);
-    expect(put.body).toEqual({ accountNumber: acct, delayMs: 600, rejectionRate: 1, reasonCode: 'R16', updatedAt: expect.stringMatching(ISO) });
+    expect(put.body).toEqual({ accountNumber: acct, delayMs: BEHAVIOUR_MS, rejectionRate: 1, reasonCode: 'R16', updatedAt: expect.stringMatching(ISO) });
     expect(await call('GET', `/sandbox/ach/accounts/${acct}/prenote-behaviour`)).toMatchObject({ status: 200, body: put.body });
 
     const bodies = Array.from({ length: 6 }, () => prenote('pn-rate1', { accountNumber: acct }));
     for (const b of bodies) await submit(b);
-    await sleep(300); // the default delay has passed, the behaviour's has not
+    await sleep(300); // the default delay has passed, the behaviour's has not (it is counted from each submission)
     for (const b of bodies) expect((await status(b.prenoteId)).status).toBe('PENDING');
-    const cbs = await receiver.waitFor('pn-rate1', bodies.length);
+    const cbs = await receiver.waitFor('pn-rate1', bodies.length, BEHAVIOUR_MS + 10_000);
     expect(cbs.map((c) => [c.body.status, c.body.reasonCode, c.body.reason])).toEqual(bodies.map(() => ['REJECTED', 'R16', REASONS.R16]));
     for (const b of bodies) {
       const s = await status(b.prenoteId);
       expect(s).toMatchObject({ status: 'REJECTED', reasonCode: 'R16', reason: REASONS.R16 });
-      expect(Date.parse(s.settledAt) - Date.parse(s.submittedAt)).toBeGreaterThanOrEqual(600);
+      expect(Date.parse(s.settledAt) - Date.parse(s.submittedAt)).toBeGreaterThanOrEqual(BEHAVIOUR_MS);
     }
   });
 

@@ -107,7 +107,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     });
     const relay = r!;
 
-    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR, o.mesh);
+    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR, o.mesh, c.LEDGER_DEADLINE_MS);
     scope.defer(async () => ledger.close());
 
     const transfers = new SqlTransferStore(db, protection);

@@ -11,6 +11,7 @@ describe('transfer config', () => {
       TRANSFER_GRPC_PORT: 50052,
       TRANSFER_OPS_PORT: 9102,
       LEDGER_GRPC_ADDR: '127.0.0.1:50051',
+      LEDGER_DEADLINE_MS: 5000,
       BREB_DIRECTORY_URL: 'http://127.0.0.1:8090',
       BREB_RAIL_URL: 'http://127.0.0.1:8090',
       ACH_RAIL_URL: 'http://127.0.0.1:8090',

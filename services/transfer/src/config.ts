@@ -17,6 +17,8 @@ export const transferEnvSchema = baseEnvSchema.extend({
   TRANSFER_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   TRANSFER_DB_POOL_MAX: env.int(10, 1),
   LEDGER_GRPC_ADDR: env.str('127.0.0.1:50051'),
+  /** The deadline of a ledger call (a Reserve, a Commit…); past it the outcome is unknown and the sweeper settles it. */
+  LEDGER_DEADLINE_MS: env.int(5000, 100),
   BREB_DIRECTORY_URL: env.url('http://127.0.0.1:8090'),
   BREB_RAIL_URL: env.url('http://127.0.0.1:8090'),
   ACH_RAIL_URL: env.url('http://127.0.0.1:8090'),

@@ -188,6 +188,12 @@ export const CobroPaymentSchema = z
     returnedCents: centsNumber().meta({
       description: 'Returned to the payer since it was matched (POST /deposits/{depositId}/returns, once the payer has it), the automatic return aside.',
     }),
+    reversedCents: centsNumber().meta({
+      description:
+        'Reversed by its provider after it was credited (a PSE payment debited back from your wallet; webhook `cobro.payment_reversed`): its gross, or 0. ' +
+        'A reversed payment no longer counts: what it counted came off `paidAmountCents` (and its returns off `returnedAmountCents`).',
+      example: 25000000,
+    }),
   })
   .meta({ id: 'CobroPayment' });
 
@@ -200,7 +206,9 @@ export const CobroSchema = z
     amountCents: centsNumber().nullable(),
     minAmountCents: centsNumber().nullable(),
     maxAmountCents: centsNumber().nullable(),
-    paidAmountCents: centsNumber().meta({ description: 'The sum of the COUNTED payments, less what of them is returned automatically.' }),
+    paidAmountCents: centsNumber().meta({
+      description: 'The sum of the COUNTED payments that were not reversed (`reversedCents`), less what of them is returned automatically.',
+    }),
     returnedAmountCents: centsNumber().meta({
       description:
         'What of the COUNTED payments was returned to their payers since (POST /deposits/{id}/returns), the automatic returns aside: the cobro keeps `paidAmountCents` less this. ' +

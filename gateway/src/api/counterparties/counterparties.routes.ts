@@ -32,7 +32,7 @@ export function counterpartyRoutes(transfers: TransferClient): AnyRoute[] {
       description:
         '201 with the counterparty. Its verification starts at once: a Bre-B key is looked up in the directory and its holder compared with the name and document given (the answer is usually already `VERIFIED` or `FAILED`; `PENDING` if the directory did not answer, retried later); a bank account gets an ACH prenote (`PENDING` until the bank answers, typically minutes). ' +
         'Poll GET /counterparties/{id} or subscribe to the webhooks `counterparty.verified` and `counterparty.verification_failed`.\n\n' +
-        '**Idempotency-Key** is bound to the counterparty it creates, for good: the same key and body answer that counterparty again (201, `Idempotent-Replayed: true` within 24 h), another body 409 `IDEMPOTENCY_KEY_REUSED`. After an unknown outcome (5xx, a time-out) retry with the same key and body at once.',
+        '**Idempotency-Key** is bound to the counterparty it creates, for good: the same key and body answer that counterparty again (201, `Idempotent-Replayed: true` within 30 days), another body 409 `IDEMPOTENCY_KEY_REUSED`. After an unknown outcome (5xx, a time-out) retry with the same key and body at once.',
       auth: { kind: 'apiKey', scope: 'WRITE' },
       // Each create may look a Bre-B key up in the directory: counted with resolve-key, so it is no way around that limit.
       rateClass: 'RESOLVE_KEY',

@@ -132,7 +132,12 @@ export function movementDetailToApi(m: ledgerV1.Movement) {
 }
 
 /** A statement as a file download: `extracto-<rail>-<from>-<to>.<ext>`, the bounds' dates in Bogotá. */
-const STATEMENT_TYPES = { csv: 'text/csv; charset=utf-8', pdf: 'application/pdf', sta: 'text/plain; charset=us-ascii' } as const;
+const STATEMENT_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  pdf: 'application/pdf',
+  sta: 'text/plain; charset=us-ascii',
+  xml: 'application/xml; charset=utf-8',
+} as const;
 
 export function statementFile(period: { rail: string; from: Instant; to: Instant }, ext: keyof typeof STATEMENT_TYPES, body: unknown) {
   const day = (i: Instant) => bogotaIso(i).slice(0, 10);

@@ -18,7 +18,9 @@ const pdfAnswer = (r: receiptV1.ReceiptPdf) => ({
 });
 
 const pdfDoc = {
-  description: 'A one-page PDF receipt (es-CO amounts, America/Bogota times, account masked, a verification QR and SHA-256).',
+  description:
+    'A one-page PDF receipt (es-CO amounts, America/Bogota times, account masked, a verification QR and SHA-256), digitally signed ' +
+    '(PAdES, ETSI.CAdES.detached): any PDF reader, or `pdfsig`, shows whether it was changed after it was issued (docs/receipts.md).',
   contentType: 'application/pdf',
   headers: {
     'Content-Disposition': { description: '`inline; filename="comprobante-<receipt number>.pdf"`', schema: { type: 'string' } },

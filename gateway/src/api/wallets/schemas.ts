@@ -55,6 +55,20 @@ export const MovementStatusSchema = z.enum(MOVEMENT_STATUSES).meta({
 const MovementTypeSchema = z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']);
 const MovementRailSchema = z.enum(['BREB', 'ACH', 'PSE']);
 
+/** What a statement line is (docs/statements.md); every bank format maps each one (a `Record<StatementEntry, …>` there). */
+export const STATEMENT_ENTRIES = [
+  'CREDIT',
+  'FEE_CHARGE',
+  'TRANSFER_OUT',
+  'TRANSFER_OUT_RETURNED',
+  'TRANSFER_IN',
+  'TRANSFER_IN_REVERSED',
+  'CORRECTION',
+  'WALLET_MOVE_OUT',
+  'WALLET_MOVE_IN',
+] as const;
+export type StatementEntry = (typeof STATEMENT_ENTRIES)[number];
+
 const StatementBalanceSchema = z.object({ availableCents: centsString(), pendingOutCents: centsString() });
 
 export const StatementLineSchema = z
@@ -67,17 +81,7 @@ export const StatementLineSchema = z
     }),
     postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).', example: '2026-11-28T11:39:52.123456-05:00' }),
     entry: z
-      .enum([
-        'CREDIT',
-        'FEE_CHARGE',
-        'TRANSFER_OUT',
-        'TRANSFER_OUT_RETURNED',
-        'TRANSFER_IN',
-        'TRANSFER_IN_REVERSED',
-        'CORRECTION',
-        'WALLET_MOVE_OUT',
-        'WALLET_MOVE_IN',
-      ])
+      .enum(STATEMENT_ENTRIES)
       .meta({ description: '`WALLET_MOVE_OUT` / `WALLET_MOVE_IN`: a move between your own wallets (POST /wallets/moves), out of this wallet / into it.' }),
     movementId: z.string().nullable().meta({ description: 'The movement (GET /wallets/transactions/{id}); null for a correction without one.' }),
     movementType: MovementTypeSchema.nullable(),
@@ -113,6 +117,24 @@ export const StatementSchema = z
       lineCount: count(),
     }),
     lines: z.array(StatementLineSchema),
+    journalHeads: z
+      .array(
+        z.object({
+          day: z.iso.date().meta({ description: 'The Bogotá day it closed.' }),
+          seq: z
+            .string()
+            .regex(/^\d{1,18}$/)
+            .meta({ description: 'Postings sealed into the journal up to this head (decimal string).' }),
+          hash: z
+            .string()
+            .regex(/^[0-9a-f]{64}$/)
+            .meta({ description: "The journal chain's SHA-256 there (64 lowercase hex digits)." }),
+        }),
+      )
+      .meta({
+        description:
+          "The tamper-evident journal's heads recorded for the Bogotá days of the period (docs/journal.md), one per day, recorded just after the day closes (a statement of today has none yet). Keep them: the ledger's journal verifies against them (GET /admin/ledger/verification, npm run ledger:verify) and no later edit of the books can pass through them.",
+      }),
   })
   .meta({ id: 'Statement' });
 

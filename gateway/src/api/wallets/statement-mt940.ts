@@ -1,4 +1,5 @@
-import type { StatementDocument } from './statement.js';
+import type { StatementEntry } from './schemas.js';
+import { journalHeadText, type StatementDocument } from './statement.js';
 
 /**
  * A statement as a SWIFT MT940 customer statement message (docs/statements.md), for accounting
@@ -13,6 +14,8 @@ import type { StatementDocument } from './statement.js';
  *         the line's reference (or NONREF), `//` and the posting (16 characters of its id)
  *   :86:  what the line is, in the SWIFT character set (accents dropped), at most 6 lines of 65
  *   :62F: closing balance; :64: the closing available balance (the same)
+ *   :86:  after them, for the whole statement: the tamper-evident journal's last daily head of the
+ *         period (docs/journal.md), when one is recorded
  *
  * Amounts are the statement's own (opening + Σ lines = closing, exactly), so a parser that checks
  * the balances finds them equal. Lines end with CRLF, as SWIFT files do.
@@ -35,9 +38,9 @@ export function statementMt940(doc: StatementDocument): string {
         .replace(/\/+$/, '') || 'NONREF';
     const bankRef = l.postingId.replace(/-/g, '').slice(0, 16).toUpperCase();
     out.push(
-      `:61:${yymmdd(day)}${day.slice(5, 7)}${day.slice(8, 10)}${cents < 0n ? 'D' : 'C'}${amount(cents < 0n ? -cents : cents)}N${TYPE[l.entry] ?? 'MSC'}${ref}//${bankRef}`,
+      `:61:${yymmdd(day)}${day.slice(5, 7)}${day.slice(8, 10)}${cents < 0n ? 'D' : 'C'}${amount(cents < 0n ? -cents : cents)}N${MT940_TYPES[l.entry as StatementEntry] ?? 'MSC'}${ref}//${bankRef}`,
     );
-    const details = [ENTRY_TEXT[l.entry] ?? l.entry, l.counterparty, l.description, l.movementId ? `MOV ${l.movementId}` : null]
+    const details = [ENTRY_TEXT[l.entry as StatementEntry] ?? l.entry, l.counterparty, l.description, l.movementId ? `MOV ${l.movementId}` : null]
       .filter((x): x is string => !!x)
       .map((x) => swift(x, 390))
       .filter(Boolean)
@@ -46,11 +49,18 @@ export function statementMt940(doc: StatementDocument): string {
   }
   out.push(`:62F:${balance(BigInt(doc.closing.availableCents), toDay)}`);
   out.push(`:64:${balance(BigInt(doc.closing.availableCents), toDay)}`);
+  const head = doc.journalHeads.at(-1);
+  if (head) out.push(...lines86(swift(journalHeadText(head), 390)));
   return out.join('\r\n') + '\r\n-\r\n';
 }
 
-/** MT940 transaction type codes (the SWIFT list) of the statement's entries. */
-const TYPE: Record<string, string> = {
+/**
+ * MT940 transaction type codes (SWIFT's list for `:61:` subfield 6) of the statement's entries:
+ * TRF a transfer (a send, an inbound payment, a move between the company's own wallets), RTI a
+ * returned item (a failed send's money back, an inflow reversed), CHG charges, MSC miscellaneous.
+ * (SWIFT's BOE is a bill of exchange, not a book entry: a move is a transfer.)
+ */
+export const MT940_TYPES: Record<StatementEntry, string> = {
   CREDIT: 'MSC',
   FEE_CHARGE: 'CHG',
   TRANSFER_OUT: 'TRF',
@@ -58,12 +68,12 @@ const TYPE: Record<string, string> = {
   TRANSFER_IN: 'TRF',
   TRANSFER_IN_REVERSED: 'RTI',
   CORRECTION: 'MSC',
-  WALLET_MOVE_OUT: 'BOE',
-  WALLET_MOVE_IN: 'BOE',
+  WALLET_MOVE_OUT: 'TRF',
+  WALLET_MOVE_IN: 'TRF',
 };
 
 /** The entries in words, in the SWIFT character set (no accents). */
-const ENTRY_TEXT: Record<string, string> = {
+const ENTRY_TEXT: Record<StatementEntry, string> = {
   CREDIT: 'ABONO DE SALDO',
   FEE_CHARGE: 'COBRO DE COMISION',
   TRANSFER_OUT: 'TRANSFERENCIA ENVIADA',

@@ -56,6 +56,7 @@ function statement(lines: number): StatementDocument {
       lineCount: lines,
     },
     lines: view,
+    journalHeads: [{ day: '2026-11-30', seq: '48213', hash: 'ab'.repeat(32) }],
   };
 }
 
@@ -127,6 +128,8 @@ describe('statementPdf', () => {
       'Número de movimientos',
       'Generado el 02/12/2026 09:30 (hora de Bogotá)',
       'Página 1 de 1',
+      // the journal's last daily head of the period (docs/journal.md)
+      `Diario contable sellado al cierre del 2026-11-30: posición 48.213, huella SHA-256 ${'ab'.repeat(32)}`,
     ])
       expect(text).toContain(s);
   });

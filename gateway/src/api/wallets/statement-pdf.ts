@@ -235,6 +235,17 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
       PAGE.w - 2 * M - 28,
       { size: 7.5, color: MUTED },
     );
+    // the tamper-evident journal's last daily head of the period (docs/journal.md), when recorded
+    const head = s.journalHeads.at(-1);
+    if (head) {
+      line(
+        `Diario contable sellado al cierre del ${head.day}: posición ${Number(head.seq).toLocaleString('es-CO')}, huella SHA-256 ${head.hash}`,
+        M + 14,
+        y + TOTALS_H - 11,
+        PAGE.w - 2 * M - 28,
+        { size: 6.5, color: MUTED },
+      );
+    }
   };
 
   const footer = (n: number, of: number) => {

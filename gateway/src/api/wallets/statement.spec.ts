@@ -19,6 +19,7 @@ function scriptedLedger(lines: number, opts: { closingAvailable?: bigint } = {})
     feeCents: 0n,
     ivaCents: 0n,
   });
+  const headsAsked: ledgerV1.GetJournalHeadsRequest[] = [];
   const ledger = {
     async getBalanceAt(req: ledgerV1.GetBalanceAtRequest) {
       const closing = instantMicros(req.at) > 0n;
@@ -30,6 +31,10 @@ function scriptedLedger(lines: number, opts: { closingAvailable?: bigint } = {})
         availableCents: closing ? (opts.closingAvailable ?? BigInt(lines)) : 0n,
       };
     },
+    async getJournalHeads(req: ledgerV1.GetJournalHeadsRequest) {
+      headsAsked.push(req);
+      return { heads: [{ day: '2026-11-28', seq: 48_213n, hash: 'ab'.repeat(32), recordedAt: '2026-11-29T05:00:01.000000Z' }] };
+    },
     async *streamStatement(req: ledgerV1.StreamStatementRequest) {
       for (let i = 0; i < lines; i += req.batchSize) {
         batchesRead++;
@@ -37,7 +42,7 @@ function scriptedLedger(lines: number, opts: { closingAvailable?: bigint } = {})
       }
     },
   } as unknown as LedgerClient;
-  return { ledger, batchesRead: () => batchesRead };
+  return { ledger, batchesRead: () => batchesRead, headsAsked };
 }
 
 const req = { rail: 'BREB' as const, from: instantFromDate(new Date(0)), to: instantFromDate(new Date(1_800_000_000_000)) };
@@ -49,6 +54,16 @@ describe('StatementQuery', () => {
     const ok = await new StatementQuery(scriptedLedger(MAX_JSON_STATEMENT_LINES).ledger).json(req, company, call);
     expect(ok.lines).toHaveLength(MAX_JSON_STATEMENT_LINES);
     expect(ok.closing.availableCents).toBe(String(MAX_JSON_STATEMENT_LINES));
+    // the journal's daily heads of the period's Bogotá days (docs/journal.md), as strings
+    expect(ok.journalHeads).toEqual([{ day: '2026-11-28', seq: '48213', hash: 'ab'.repeat(32) }]);
+    // a day's statement asks for that Bogotá day only: [from's day, the day of the instant before `to`]
+    const day = scriptedLedger(0);
+    await new StatementQuery(day.ledger).json(
+      { rail: 'BREB', from: instantFromDate(new Date('2026-11-28T05:00:00Z')), to: instantFromDate(new Date('2026-11-29T05:00:00Z')) },
+      company,
+      call,
+    );
+    expect(day.headsAsked).toEqual([{ fromDay: '2026-11-28', toDay: '2026-11-28' }]);
     await expect(new StatementQuery(scriptedLedger(MAX_JSON_STATEMENT_LINES + 1).ledger).json(req, company, call)).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       message: expect.stringContaining('format=csv'),

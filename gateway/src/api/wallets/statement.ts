@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { AppError, instantFromDate, instantMicros, type CallContext, type Instant } from '@wallet/platform';
+import { AppError, bogotaClock, instantFromDate, instantMicros, type CallContext, type Instant } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { movementToApi, railToProto, type ApiRail } from './presenters.js';
@@ -158,6 +158,7 @@ export class StatementQuery {
       }
     }
     const closing = await this.closing(req, call, opening.availableCents, totals);
+    const journalHeads = await this.journalHeads(req, call);
     return {
       company: { name: company.name, nit: company.nit },
       rail: req.rail,
@@ -177,7 +178,20 @@ export class StatementQuery {
         lineCount: totals.lines,
       },
       lines,
+      journalHeads,
     };
+  }
+
+  /**
+   * The tamper-evident journal's heads recorded for the Bogotá days of the period (docs/journal.md):
+   * a day's head is recorded just after it closes, so a statement of today has none yet.
+   */
+  private async journalHeads(req: StatementRequest, call: CallContext) {
+    const ms = (i: Instant) => Number(instantMicros(i) / 1000n);
+    const fromDay = bogotaClock(new Date(ms(req.from))).date;
+    const toDay = bogotaClock(new Date(ms(req.to) - 1)).date;
+    const { heads } = await this.ledger.getJournalHeads({ fromDay, toDay: toDay < fromDay ? fromDay : toDay }, call);
+    return heads.map((h) => ({ day: h.day, seq: h.seq.toString(), hash: h.hash }));
   }
 
   /**
@@ -280,4 +294,12 @@ function add(t: Totals, l: ledgerV1.StatementLine): void {
   t.feesCents += l.feeCents;
   t.ivaCents += l.ivaCents;
   t.lines += 1;
+}
+
+/**
+ * The journal's daily head as the statement files print it (MT940's closing `:86:`, camt.053's
+ * AddtlStmtInf): in words a reader of the file understands, the hash whole.
+ */
+export function journalHeadText(head: { day: string; seq: string; hash: string }): string {
+  return `Diario contable sellado al cierre del ${head.day}: posición ${head.seq}, SHA-256 ${head.hash}`;
 }

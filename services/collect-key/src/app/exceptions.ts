@@ -5,8 +5,11 @@ import {
   listExceptionsPage,
   parseExternalMovement,
   resolveMoneyException,
+  resolveReturnException,
+  RETURN_EXCEPTION_KIND,
   type ExceptionView,
   type MoneyException,
+  type ReturnSaga,
 } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
@@ -58,6 +61,8 @@ export class ListPaymentExceptions {
  *   runs again the same way (HOLDING → UNASSIGNED).
  * - `return` (CREDIT_REFUSED): the payment goes back to the payer: held first (CREDIT_REFUSED → HOLDING →
  *   UNASSIGNED, zero fee), then ReturnPayment (the network's return, then the ledger's) → RETURNED.
+ * - RETURN_CLOSE_REFUSED (the ledger refused to close the hold of a credited payment's return; the return is the
+ *   resource): `retry` resumes the parked return (the shared return saga's `resolveReturnException`).
  * - `dismiss`: no entry; the payment stays where it is (CREDIT_REFUSED: nothing was booked), the note says why.
  */
 export class ResolvePaymentException {
@@ -65,11 +70,19 @@ export class ResolvePaymentException {
     private readonly deps: CollectKeyDeps,
     private readonly saga: PaymentSaga,
     private readonly returns: ReturnPayment,
+    private readonly returnSaga: ReturnSaga,
   ) {}
 
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      if (won.kind === RETURN_EXCEPTION_KIND) {
+        await linkActiveSpanToSagaOf(async () => (await deps.returns.byId(won.resourceId))?.traceparent, {
+          'wallet.return_id': won.resourceId,
+          'wallet.exception_id': won.id,
+        });
+        return resolveReturnException(this.returnSaga, deps.store.exceptions, won);
+      }
       // The operator's resolution, found from the payment's trace (and it from this one).
       await linkActiveSpanToSagaOf(async () => (await deps.store.paymentById(won.resourceId))?.traceparent, {
         'wallet.collect_key_payment_id': won.resourceId,

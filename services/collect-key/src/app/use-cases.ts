@@ -30,7 +30,7 @@ export function collectKeyUseCases(deps: CollectKeyDeps) {
     getQrPng: new GetQrPng(deps),
     handleIncomingPayment: new HandleIncomingPayment(deps, saga),
     listExceptions: new ListPaymentExceptions(deps),
-    resolveException: new ResolvePaymentException(deps, saga, returnPayment),
+    resolveException: new ResolvePaymentException(deps, saga, returnPayment, returns.saga),
     assignPayment: new AssignPayment(deps, saga),
     returnPayment,
     issueCobroKey: new IssueCobroKey(deps),

@@ -22,7 +22,7 @@
  * unit test keeps the two equal.
  */
 
-import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
+import { exitsOf as tableExits, stateTableMermaid, RETURN_EXCEPTION_ACTIONS } from '@wallet/platform';
 
 /** The states an inbound payment is stored in. */
 export const PAYMENT_STATES = ['CREDITING', 'HOLDING', 'ASSIGNED', 'UNASSIGNED', 'CREDIT_REFUSED', 'ASSIGNING', 'RETURNING', 'RETURNED'] as const;
@@ -171,14 +171,18 @@ export const MONEY_STATES: Readonly<Partial<Record<PaymentState, { step: MoneySt
 };
 
 /** Money exceptions of inbound payments. */
-/** CREDIT_REFUSED: the ledger refused a payment's credit (or hold); RETURN_REFUSED: the network returned it, the ledger refused the entry. */
-export const EXCEPTION_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED'] as const;
+/**
+ * CREDIT_REFUSED: the ledger refused a payment's credit (or hold); RETURN_REFUSED: the network returned it, the ledger refused the entry;
+ * RETURN_CLOSE_REFUSED: the ledger refused to close the hold of a credited payment's return (devolución): the shared return saga parks it.
+ */
+export const EXCEPTION_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED', 'RETURN_CLOSE_REFUSED'] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 /** `retry` the refused step; `return` a refused credit to the payer (held, then returned through the network); `dismiss` with a note. */
 export type ExceptionAction = 'retry' | 'return' | 'dismiss';
 export const EXCEPTION_ACTIONS: Readonly<Record<ExceptionKind, readonly ExceptionAction[]>> = {
   CREDIT_REFUSED: ['retry', 'return', 'dismiss'],
   RETURN_REFUSED: ['retry', 'dismiss'],
+  RETURN_CLOSE_REFUSED: RETURN_EXCEPTION_ACTIONS,
 };
 
 /** The events that can leave a state. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { AppError, SqlReturnStore, createLogger, devMeshTls, newReturnId, type ReturnStore } from '@wallet/platform';
+import { AppError, SqlReturnStore, createLogger, devMeshTls, newReturnId, type ReturnRecord, type ReturnStore } from '@wallet/platform';
 import { Choreography, eventually } from '@wallet/platform/testing';
 import { collectKeyDeps } from '../../src/app/deps.js';
 import type { BrebDirectory, LedgerPort } from '../../src/app/ports.js';
@@ -19,6 +19,18 @@ import { Rail, failure, startHarness, type Harness } from './harness.js';
  */
 describe('returns of credited Bre-B payments', () => {
   let h: Harness;
+  /** The service's sweeper settings and a Bre-B network whose returns go to the sandbox: what the sagas built here run with. */
+  const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: 'x', merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
+  const network: BrebDirectory = {
+    register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }),
+    unregister: async () => undefined,
+    returnPayment: async (r) => {
+      const res = await h.sandboxPost('/breb/network/returns', { ...r, amountCents: Number(r.amountCents) });
+      return res.status < 300
+        ? { outcome: 'RETURNED', returnedAt: new Date(String(res.body.returnedAt)) }
+        : { outcome: 'REFUSED', returnedAt: null, code: String(res.body.error) };
+    },
+  };
   beforeAll(async () => {
     h = await startHarness();
   }, 120_000);
@@ -31,7 +43,10 @@ describe('returns of credited Bre-B payments', () => {
     await expectReturnsHoldTheirHolds();
   });
 
-  /** Across services: a live return (once reserved) has an open hold; a RETURNED one a committed hold; a FAILED one none open. */
+  /**
+   * Across services: a live return (once reserved) has an open hold; a RETURNED one a committed hold; a FAILED one none open.
+   * A parked one is a contradiction left for an operator (its money exception says so).
+   */
   async function expectReturnsHoldTheirHolds(): Promise<void> {
     const returns = await h.service.db.query<{ id: string; status: string; hold_id: string | null; parked: boolean }>(
       `select id, status, hold_id::text as hold_id, parked from collect_key.payment_returns`,
@@ -46,7 +61,7 @@ describe('returns of credited Bre-B payments', () => {
     for (const r of returns) {
       const hold = r.hold_id ? holds.get(r.hold_id) : undefined;
       const ok =
-        r.status === 'RESERVING'
+        r.parked || r.status === 'RESERVING'
           ? true
           : r.status === 'SENDING' || r.status === 'RELEASING'
             ? hold === 'OPEN'
@@ -191,17 +206,6 @@ describe('returns of credited Bre-B payments', () => {
     const log = createLogger('ck-returns', process.env.TEST_LOG_LEVEL ?? 'silent');
     const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
     const plainReturns = new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS);
-    const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: 'x', merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
-    const network: BrebDirectory = {
-      register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }),
-      unregister: async () => undefined,
-      returnPayment: async (r) => {
-        const res = await h.sandboxPost('/breb/network/returns', { ...r, amountCents: Number(r.amountCents) });
-        return res.status < 300
-          ? { outcome: 'RETURNED', returnedAt: new Date(String(res.body.returnedAt)) }
-          : { outcome: 'REFUSED', returnedAt: null, code: String(res.body.error) };
-      },
-    };
     try {
       await fc.assert(
         fc.asyncProperty(fc.scheduler(), async (s) => {
@@ -255,5 +259,105 @@ describe('returns of credited Bre-B payments', () => {
     } finally {
       ledgerReal.close();
     }
+  });
+
+  describe("the ledger refusing to close a return's hold", () => {
+    const log = createLogger('ck-returns', process.env.TEST_LOG_LEVEL ?? 'silent');
+    /** The return saga of this service over the real ledger, whose commit `before` runs ahead of. */
+    const sagaWith = (ledgerReal: GrpcLedger, before: (r: ReturnRecord) => Promise<void>) => {
+      const ledger = Object.assign(Object.create(ledgerReal) as LedgerPort, {
+        commitReturn: async (r: ReturnRecord) => {
+          await before(r);
+          return ledgerReal.commitReturn(r);
+        },
+      });
+      const deps = collectKeyDeps({
+        store: new SqlCollectKeyStore(h.service.db),
+        returns: new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS),
+        ledger,
+        directory: network,
+        log,
+        settings,
+      });
+      return collectKeyReturns(deps);
+    };
+    const exceptionsOf = async (returnId: string) =>
+      (await h.client.listExceptions({ kind: 'RETURN_CLOSE_REFUSED', limit: 100 }, h.ctx())).items.filter((e) => e.resourceId === returnId);
+
+    it('parks it with exactly one RETURN_CLOSE_REFUSED exception, listed for operators; a repeat park opens no second; a retry refused again reopens it; dismissed', async () => {
+      const co = await h.newCompany();
+      const p = await credited(co, 'dev-park', 20_000);
+      const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
+      try {
+        // The hold is released behind the saga's back (closed the other way) before its commit: the ledger refuses the commit.
+        const uc = sagaWith(ledgerReal, async (r) => {
+          await h.ledgerClient.releaseReturn(
+            { idempotencyKey: `test:${r.id}:closed-elsewhere`, holdId: r.holdId!, errorMessage: 'cerrada por fuera' },
+            h.ctx(co),
+          );
+        });
+        const r = await uc.create.execute(co, { depositId: p.depositId, amountCents: 7_000n, reason: 'DUPLICATE', requestedBy: 'test' });
+        expect(r).toMatchObject({ status: 'SENDING', parked: true });
+        const [exc, ...more] = await exceptionsOf(r.id);
+        expect(more).toEqual([]);
+        expect(exc).toMatchObject({ kind: 'RETURN_CLOSE_REFUSED', status: 'OPEN', rail: 'BREB', companyId: co, actions: ['retry', 'dismiss'] });
+        expect(JSON.parse(exc!.oursJson)).toMatchObject({ state: 'SENDING', step: 'commit', railOutcome: 'RETURNED', depositId: p.depositId, amount: '7000' });
+        expect(JSON.parse(exc!.theirsJson)).toMatchObject({ source: 'ledger', code: expect.any(String) });
+
+        // Parked again (the saga run once more: the commit is refused again): still one exception.
+        expect(await uc.saga.resume(r.id)).toMatchObject({ status: 'SENDING', parked: true });
+        expect((await exceptionsOf(r.id)).map((e) => e.id)).toEqual([exc!.id]);
+
+        // The operator's retry (the service's own saga and ledger): refused again, nothing moved; the exception is open again.
+        const again = await failure(h.client.resolveException({ id: exc!.id, action: 'retry', note: 'reintento', resolvedBy: 'operator:op-1' }, h.ctx()));
+        expect(again.code).toBe('SERVICE_UNAVAILABLE');
+        expect((await exceptionsOf(r.id)).map((e) => [e.id, e.status])).toEqual([[exc!.id, 'OPEN']]);
+        const done = await h.client.resolveException(
+          { id: exc!.id, action: 'dismiss', note: 'La retención se cerró por corrección manual', resolvedBy: 'operator:op-1' },
+          h.ctx(),
+        );
+        expect(done).toMatchObject({ status: 'RESOLVED', action: 'dismiss', resolvedBy: 'operator:op-1' });
+        expect(await h.service.db.query<{ parked: boolean }>(`select parked from collect_key.payment_returns where id = ?`, [r.id])).toEqual([
+          { parked: true },
+        ]);
+      } finally {
+        ledgerReal.close();
+      }
+    });
+
+    it("an operator's retry once the cause is gone: the return is committed once and RETURNED, its exception RESOLVED", async () => {
+      const co = await h.newCompany();
+      const p = await credited(co, 'dev-park-2', 20_000);
+      const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
+      try {
+        // The ledger answers the commit with a refusal once (as it would for a hold it does not find), and moves nothing.
+        const uc = sagaWith(ledgerReal, async () => {
+          throw new AppError('HOLD_NOT_FOUND');
+        });
+        const r = await uc.create.execute(co, { depositId: p.depositId, amountCents: 5_000n, reason: 'OVERPAYMENT', requestedBy: 'test' });
+        expect(r).toMatchObject({ status: 'SENDING', parked: true });
+        const [exc] = await exceptionsOf(r.id);
+        expect(exc).toMatchObject({ status: 'OPEN', kind: 'RETURN_CLOSE_REFUSED' });
+        const done = await h.client.resolveException({ id: exc!.id, action: 'retry', note: 'libro corregido', resolvedBy: 'operator:op-2' }, h.ctx());
+        expect(done).toMatchObject({ status: 'RESOLVED', action: 'retry' });
+        const [after] = (await h.client.listDepositReturns({ depositId: p.depositId }, h.ctx(co))).items;
+        expect(after).toMatchObject({ id: r.id, status: 'RETURNED' });
+        const postings = await h.ledger.db.query<{ kind: string }>(`select kind from ledger.postings where idempotency_key like ? order by created_at`, [
+          `collectkey:return:${r.id}:%`,
+        ]);
+        expect(postings.map((x) => x.kind)).toEqual(['reserve', 'commit']);
+        const events = await h.service.db.query<{ n: number }>(
+          `select count(*)::int as n from collect_key.outbox where subject = 'deposit.returned' and payload #>> '{depositReturn,id}' = ?`,
+          [r.id],
+        );
+        expect(events[0]!.n).toBe(1);
+        // Resolved: a second resolution is refused.
+        expect((await failure(h.client.resolveException({ id: exc!.id, action: 'retry', note: 'otra', resolvedBy: 'operator:op-2' }, h.ctx()))).code).toBe(
+          'EXCEPTION_NOT_OPEN',
+        );
+      } finally {
+        ledgerReal.close();
+      }
+    });
   });
 });

@@ -192,7 +192,12 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
               if (open.length !== 1) found.push(`CREDIT_REFUSED with ${open.length} open exceptions`);
               else {
                 const plain = { ...deps, store: plainStore, ledger: ledgerReal };
-                await new ResolvePaymentException(plain, new PaymentSaga(plain), new ReturnPayment(plain, new PaymentSaga(plain)))
+                await new ResolvePaymentException(
+                  plain,
+                  new PaymentSaga(plain),
+                  new ReturnPayment(plain, new PaymentSaga(plain)),
+                  collectKeyReturns(plain).saga,
+                )
                   .execute({ id: open[0]!.id, action: 'retry', note: 'wallet opened', resolvedBy: 'operator:test' })
                   .catch((err: unknown) => found.push(`retry failed: ${(err as Error).message}`));
               }

@@ -15,7 +15,9 @@ export interface BalanceAtView {
 /**
  * A wallet's balance at a past instant, from the journal alone: the sum of the entries on
  * wallet_available / wallet_pending_out of every posting of the company created at or before `at`
- * (a posting's created_at is its transaction's time). Before the wallet's first posting: zeros.
+ * (a posting's created_at is its transaction's time), read as the wallet's last balance checkpoint
+ * at or before `at` plus the postings since (docs/balance-checkpoints.md), so its cost does not
+ * grow with the company's history. Before the wallet's first posting: zeros.
  * `at` after the ledger's clock: VALIDATION_ERROR (the future has no balance yet). A wallet the
  * company does not have: WALLET_NOT_PROVISIONED / FAST_WALLET_MISSING, as for postings.
  */

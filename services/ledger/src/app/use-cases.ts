@@ -10,6 +10,7 @@ import type { LedgerDeps } from './deps.js';
 import { GetBalanceAt } from './get-balance-at.js';
 import { GetBalances } from './get-balances.js';
 import { GetMovement } from './get-movement.js';
+import { GetJournalHeads, VerifyJournal, type JournalPort } from './journal.js';
 import { ListMovements } from './list-movements.js';
 import { OpenWallets } from './open-wallets.js';
 import { ReverseCorrection } from './corrections.js';
@@ -28,7 +29,7 @@ import { StreamStatement } from './stream-statement.js';
 import { VoidReserve } from './void-reserve.js';
 
 /** Every use case of the ledger, built once from the same ports (the alert evaluator is composed beside them: it runs on its own). */
-export function ledgerUseCases(deps: LedgerDeps, alerts: { evaluator: Pick<BalanceAlertEvaluator, 'evaluate'> }) {
+export function ledgerUseCases(deps: LedgerDeps, alerts: { evaluator: Pick<BalanceAlertEvaluator, 'evaluate'> }, journal: JournalPort) {
   return {
     openWallets: new OpenWallets(deps),
     getBalances: new GetBalances(deps),
@@ -66,6 +67,9 @@ export function ledgerUseCases(deps: LedgerDeps, alerts: { evaluator: Pick<Balan
     setBalanceAlert: new SetBalanceAlert(deps, alerts.evaluator),
     getBalanceAlerts: new GetBalanceAlerts(deps),
     listBalanceAlertEvents: new ListBalanceAlertEvents(deps),
+    // the tamper-evident journal (docs/journal.md)
+    verifyJournal: new VerifyJournal(journal),
+    getJournalHeads: new GetJournalHeads(journal),
   };
 }
 export type LedgerUseCases = ReturnType<typeof ledgerUseCases>;

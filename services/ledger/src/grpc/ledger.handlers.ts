@@ -345,6 +345,29 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return { items: r.items.map(balanceAlertEventToProto), hasMore: r.hasMore, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 
+    async verifyJournal(req) {
+      const r = await uc.verifyJournal.execute({
+        ...opt('fromSeq', req.fromSeq),
+        ...opt('fromHash', req.fromHash),
+      });
+      return {
+        ok: r.ok,
+        from: headToProto(r.from),
+        head: headToProto(r.head),
+        verified: BigInt(r.verified),
+        pending: BigInt(r.pending),
+        headsChecked: BigInt(r.headsChecked),
+        ...(r.firstBroken ? { firstBroken: { seq: r.firstBroken.seq, postingId: r.firstBroken.postingId ?? '', reason: r.firstBroken.reason } } : {}),
+        broken: BigInt(r.broken),
+        outsideJournal: r.outsideJournal,
+        durationMs: BigInt(r.durationMs),
+      };
+    },
+
+    async getJournalHeads(req) {
+      return { heads: (await uc.getJournalHeads.execute(req.fromDay, req.toDay)).map(headToProto) };
+    },
+
     async checkInvariants() {
       const r = await uc.checkInvariants.execute();
       return { ok: r.ok, violations: r.violations, postings: r.postings, entries: r.entries, wallets: r.wallets };
@@ -399,4 +422,12 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   listBalanceAlertEvents: ['gateway'],
   // the invariant report: operator tools
   checkInvariants: ['ops'],
+  // the tamper-evident journal (docs/journal.md): operators through the gateway's /admin, ops tools;
+  // the daily heads: statements through the gateway
+  verifyJournal: ['gateway:admin', 'ops'],
+  getJournalHeads: ['gateway'],
 };
+
+function headToProto(h: { seq: bigint; hash: string; day?: string; recordedAt?: string }): ledgerV1.JournalHead {
+  return { seq: h.seq, hash: h.hash, day: h.day ?? '', recordedAt: h.recordedAt ?? '' };
+}

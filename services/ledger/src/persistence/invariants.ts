@@ -1,5 +1,6 @@
-import type { Database } from '@wallet/platform';
+import { sqlInstant, type Database } from '@wallet/platform';
 import type { InvariantReport } from '../app/ports.js';
+import { hourEnd } from './checkpoint.store.js';
 
 export type { InvariantReport };
 /** The reconciliation's clearing accounts (the cross-service `clearing` check reads them). */
@@ -245,6 +246,38 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
         where m.move_id is not null
           and not exists (select 1 from ledger.postings p where p.id = m.move_id and p.kind = 'move' and p.company_id = m.company_id)`,
       (r) => `[7] movement ${r.id} is a leg of ${r.move_id}, which is no move of its company`,
+    );
+
+    // 8. A balance checkpoint (docs/balance-checkpoints.md) equals the journal's sums over the
+    // postings created before its instant (the end of an hour in which the wallet moved). A posting
+    // dated inside a checkpointed stretch after it was checkpointed (which the checkpointer's fence
+    // exists to prevent) shows here: every later checkpoint of its wallet is short of it.
+    await check(
+      `with we as (
+         select split_part(e.account, ':', 1) as kind, split_part(e.account, ':', 2) as company_id,
+                split_part(e.account, ':', 3) as rail, e.posting_id, e.amount,
+                ${hourEnd('p.created_at')} as through
+           from ledger.entries e join ledger.postings p on p.id = e.posting_id
+          where starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:')
+       ), hour as (
+         select company_id, rail, through,
+                coalesce(sum(amount) filter (where kind = 'wallet_available'), 0) as available,
+                coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
+                count(distinct posting_id) as postings
+           from we group by company_id, rail, through
+       ), cum as (
+         select company_id, rail, through, sum(available) over w as available, sum(pending) over w as pending, sum(postings) over w as postings
+           from hour window w as (partition by company_id, rail order by through)
+       )
+      select c.company_id, c.rail, ${sqlInstant('c.through')} as through, c.available_cents::text as available, c.pending_out_cents::text as pending,
+             c.postings::text as postings, coalesce(k.available::text, 'none') as journal_available,
+             coalesce(k.pending::text, 'none') as journal_pending, coalesce(k.postings::text, 'none') as journal_postings
+        from ledger.balance_checkpoints c
+        left join cum k on k.company_id = c.company_id and k.rail = c.rail and k.through = c.through
+       where k.company_id is null or k.available <> c.available_cents or k.pending <> c.pending_out_cents or k.postings <> c.postings`,
+      (r) =>
+        `[8] balance checkpoint ${r.company_id}:${r.rail} at ${r.through}: available ${r.available} vs journal ${r.journal_available}, ` +
+        `pending_out ${r.pending} vs journal ${r.journal_pending}, ${r.postings} postings vs ${r.journal_postings}`,
     );
 
     const [counts] = await read<{ postings: string; entries: string; wallets: string }>(

@@ -158,19 +158,25 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async balanceAt(companyId: string, rail: WalletRail, at: Instant): Promise<BalanceAt | null> {
-    // The company's postings up to `at` (index postings_company_created_idx), each joined to its
-    // entries on the wallet's two accounts; the wallet row only says whether the wallet exists.
+    // The wallet's last balance checkpoint at or before `at` (docs/balance-checkpoints.md: the sums
+    // over every posting created before its `through`), plus the company's postings from `through`
+    // up to `at` (index postings_company_created_idx: at most a day and a margin of them), each
+    // joined to its entries on the wallet's two accounts. Without a checkpoint: from the beginning.
     const available = `wallet_available:${companyId}:${rail}`;
     const pending = `wallet_pending_out:${companyId}:${rail}`;
     const rows = await this.run<{ wallet: boolean; available: string; pending: string; postings: string }>(
-      `select exists (select 1 from ledger.wallets w where w.company_id = ? and w.rail = ?) as wallet,
-              coalesce(sum(e.amount) filter (where e.account = ?), 0)::text as available,
-              coalesce(sum(e.amount) filter (where e.account = ?), 0)::text as pending,
-              count(distinct p.id)::text as postings
+      `with c as (
+         select x.through, x.available_cents, x.pending_out_cents, x.postings from ledger.balance_checkpoints x
+          where x.company_id = ? and x.rail = ? and x.through <= ?::timestamptz order by x.through desc limit 1)
+       select exists (select 1 from ledger.wallets w where w.company_id = ? and w.rail = ?) as wallet,
+              (coalesce((select available_cents from c), 0) + coalesce(sum(e.amount) filter (where e.account = ?), 0))::text as available,
+              (coalesce((select pending_out_cents from c), 0) + coalesce(sum(e.amount) filter (where e.account = ?), 0))::text as pending,
+              (coalesce((select postings from c), 0) + count(distinct p.id))::text as postings
          from ledger.postings p
          join ledger.entries e on e.posting_id = p.id
-        where p.company_id = ? and p.created_at <= ?::timestamptz and e.account in (?, ?)`,
-      [companyId, rail, available, pending, companyId, at, available, pending],
+        where p.company_id = ? and p.created_at >= coalesce((select through from c), '-infinity'::timestamptz)
+          and p.created_at <= ?::timestamptz and e.account in (?, ?)`,
+      [companyId, rail, at, companyId, rail, available, pending, companyId, at, available, pending],
     );
     const r = rows[0]!;
     if (!r.wallet) return null;
@@ -382,9 +388,12 @@ export class SqlLedgerStore implements LedgerStore {
   async voidKey(v: { id: string; idempotencyKey: string; requestHash: string; companyId: string; rail: WalletRail }): Promise<StoredPosting> {
     // `on conflict do nothing` waits for a concurrent Reserve holding the same key to commit or
     // roll back: the unique key orders the two, so exactly one of them owns the key.
+    // The void posting and its journal queue row in one statement (docs/journal.md).
     await this.run(
-      `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail)
-       values (?::uuid, ?, ?, 'void', ?, ?) on conflict (idempotency_key) do nothing`,
+      `with p as (
+         insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail)
+         values (?::uuid, ?, ?, 'void', ?, ?) on conflict (idempotency_key) do nothing returning id)
+       insert into ledger.journal_queue (posting_id) select id from p`,
       [v.id, v.idempotencyKey, v.requestHash, v.companyId, v.rail],
     );
     const p = await this.findPosting(v.idempotencyKey);

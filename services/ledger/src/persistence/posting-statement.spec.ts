@@ -63,11 +63,11 @@ describe('posting statement', () => {
     });
     expect(sql.split('?').length - 1).toBe(params.length);
     const c = ctes(sql);
-    expect([...c.keys()]).toEqual(['g', 'p', 'e', 'm', 'h', 'o']);
+    expect([...c.keys()]).toEqual(['g', 'p', 'jq', 'e', 'm', 'h', 'o']);
     expect(c.get('g')).toMatch(
       /^update ledger\.wallets set available_cents = available_cents - \?::bigint, pending_out_cents = pending_out_cents \+ \?::bigint, version = version \+ 1\s+where company_id = \? and rail = \? and available_cents >= \?::bigint returning/,
     );
-    for (const name of ['p', 'e', 'm', 'h', 'o']) expect(c.get(name)).toMatch(/\bfrom g\b/);
+    for (const name of ['p', 'jq', 'e', 'm', 'h', 'o']) expect(c.get(name)).toMatch(/\bfrom g\b/);
     expect(params.slice(0, 5)).toEqual(['106', '106', co, 'BREB', '106']);
   });
 
@@ -142,8 +142,8 @@ describe('posting statement', () => {
     expect(many.params).toHaveLength(39);
     expect(Math.max(...[...one.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))).toBe(39);
     expect(one.sql).not.toMatch(/\?/);
-    expect([...ctes(many.sql).keys()]).toEqual(['p', 'e', 'h', 'm', 'o']);
-    // postings (8 arrays after the company), entries (two per reserve), holds, movements, outbox
+    expect([...ctes(many.sql).keys()]).toEqual(['p', 'jq', 'e', 'h', 'm', 'o']);
+    // postings (8 arrays after the company; the journal queue reads the ids again), entries (two per reserve), holds, movements, outbox
     expect((many.params[1] as string[]).length).toBe(10_000);
     expect(many.params[9]).toHaveLength(20_000);
     expect(many.params[11]).toEqual(expect.arrayContaining([`wallet_available:${co}:BREB`, `wallet_pending_out:${co}:BREB`]));

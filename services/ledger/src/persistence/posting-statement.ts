@@ -141,6 +141,8 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
       c?.reverses ?? null,
     ],
   );
+  // Queued for the journal's sealer (docs/journal.md): committed with the posting or not at all.
+  add('jq', 'insert into ledger.journal_queue (posting_id) select ?::uuid from g', [p.id]);
   if (c && !c.reverses) {
     // The live register: a second live correction of the movement is a unique violation (nothing written).
     add('c', `insert into ledger.corrections (posting_id, movement, case_id, idempotency_key) select ?::uuid, ?, ?, ? from g`, [
@@ -297,6 +299,10 @@ export function batchInsertStatement(b: BatchPostingWrite): { sql: string; param
       select t.id, t.key, t.hash, t.kind, $1::text, t.rail, t.movement_id, t.hold_id, t.reason
         from unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::uuid[], $9::text[])
           as t(id, key, hash, kind, rail, movement_id, hold_id, reason)
+      returning 1),
+    jq as (
+      -- queued for the journal's sealer (docs/journal.md)
+      insert into ledger.journal_queue (posting_id) select t.id from unnest($2::uuid[]) as t(id)
       returning 1),
     e as (
       insert into ledger.entries (posting_id, seq, account, amount)

@@ -2,7 +2,7 @@ import { instantFromDate } from '@wallet/platform';
 import { randomUUID } from 'node:crypto';
 import { meshClient } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
-import { InflowSource, MovementStatus, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee, type Harness } from './harness.js';
+import { Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee, type Harness } from './harness.js';
 
 /**
  * GetBalanceAt over the real gRPC server (mutual TLS, the `gateway` identity) on a real Postgres:
@@ -88,13 +88,7 @@ describe("GetBalanceAt: a wallet's balance at a past instant, from the journal",
     const co = h.newCompany();
     await h.api.open(co);
     const key = `inflow-${randomUUID()}`;
-    await h.api.inflow(co, {
-      idempotencyKey: key,
-      source: InflowSource.PSE,
-      grossCents: 100_000n,
-      fee: fee(1_000n, 0n, 190n),
-      movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED },
-    });
+    await h.api.pseInflow(co, key);
     const t1 = await mark();
     await h.api.reverseInflow(co, { originalIdempotencyKey: key });
     const t2 = await mark();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { meshClient } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
-import { Rail, expectLedgerConsistent, failure, startHarness, walletOf, type Harness } from './harness.js';
+import { Rail, expectLedgerConsistent, failure, sealJournal, startHarness, walletOf, type Harness } from './harness.js';
 
 const ctx = (companyId?: string) => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) });
 
@@ -180,6 +180,7 @@ describe('PostClearingAdjustment', () => {
   it('CheckInvariants: an adjustment is a clearing account against its own reconciliation_differences, of no company (1)', async () => {
     const r = await post({ clearing: 'breb', deltaCents: 500n });
     const damaged = async (breakSql: string, repairSql: string) => {
+      await sealJournal(h);
       await h.ledger.db.query(breakSql, [r.postingId]);
       try {
         const report = await h.api.invariants();

@@ -5,6 +5,9 @@ import { ledgerV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '../../src/testing.js';
 import { ledgerAccess } from '../../src/grpc/ledger.handlers.js';
 import { policyClient } from '@wallet/platform/testing';
+import { createLogger } from '@wallet/platform';
+import { JournalSealer } from '../../src/app/journal.js';
+import { JournalStore } from '../../src/persistence/journal.store.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementStatus, MovementType, FeeOperation, HoldStatus, InflowSource } = ledgerV1;
@@ -26,7 +29,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(opts: { balanceAlertIntervalMs?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: { balanceAlertIntervalMs?: number; journalSealIntervalMs?: number; balanceCheckpoints?: 'off' } = {},
+): Promise<Harness> {
   const tdb = await createTestDatabase('ledger');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent', ...opts });
@@ -97,6 +102,19 @@ function api(c: Client) {
       c.setMovementStatuses(L.SetMovementStatusesRequest.fromPartial(r), ctxOf(co)),
     inflow: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.RecordInflowRequest>) =>
       c.recordInflow(L.RecordInflowRequest.fromPartial({ idempotencyKey: `inflow-${randomUUID()}`, assign: true, ...r }), ctxOf(co)),
+    /** A PSE inflow of 100,000 (fee 1,000 + IVA 190: 98,810 credited to ACH) under `key`. */
+    pseInflow: (co: string | undefined, key: string) =>
+      c.recordInflow(
+        L.RecordInflowRequest.fromPartial({
+          idempotencyKey: key,
+          assign: true,
+          source: InflowSource.PSE,
+          grossCents: 100_000n,
+          fee: fee(1_000n, 0n, 190n),
+          movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED },
+        }),
+        ctxOf(co),
+      ),
     reverseInflow: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ReverseInflowRequest>) =>
       c.reverseInflow(L.ReverseInflowRequest.fromPartial({ idempotencyKey: `reverse-${randomUUID()}`, ...r }), ctxOf(co)),
     computeFees: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ComputeFeesRequest>) =>
@@ -109,6 +127,8 @@ function api(c: Client) {
       c.move(L.MoveRequest.fromPartial({ idempotencyKey: `move-${randomUUID()}`, fromRail: Rail.ACH, toRail: Rail.BREB, ...r }), ctxOf(co)),
     getMove: (co: string | undefined, moveId: string) => c.getMove(L.GetMoveRequest.fromPartial({ moveId }), ctxOf(co)),
     invariants: () => c.checkInvariants({}, ctxOf()),
+    verifyJournal: (r: ledgerV1.DeepPartial<ledgerV1.VerifyJournalRequest> = {}) => c.verifyJournal(L.VerifyJournalRequest.fromPartial(r), ctxOf()),
+    journalHeads: (co: string, fromDay: string, toDay: string) => c.getJournalHeads(L.GetJournalHeadsRequest.fromPartial({ fromDay, toDay }), ctxOf(co)),
   };
 }
 
@@ -152,6 +172,10 @@ export async function expectLedgerConsistent(h: Harness): Promise<void> {
   const report = await h.api.invariants();
   expect(report.violations).toEqual([]);
   expect(report.ok).toBe(true);
+  // the tamper-evident journal (docs/journal.md): every posting sealed or queued, every seal intact
+  const journal = await h.api.verifyJournal();
+  expect({ firstBroken: journal.firstBroken, outside: journal.outsideJournal }).toEqual({ firstBroken: undefined, outside: [] });
+  expect(journal.ok).toBe(true);
 
   const db = h.ledger.db;
   const entries = await db.query<{ posting_id: string; account: string; amount: string }>(
@@ -196,4 +220,23 @@ export async function expectLedgerConsistent(h: Harness): Promise<void> {
 export async function countRows(h: Harness, sql: string, params: unknown[] = []): Promise<number> {
   const rows = await h.ledger.db.query<{ n: string }>(sql, params);
   return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * Seals every committed posting now (docs/journal.md). A test that damages rows by hand calls it
+ * first: a posting sealed while damaged would be sealed as damaged, and fail verification once repaired.
+ */
+export async function sealJournal(h: Harness): Promise<void> {
+  const sealer = new JournalSealer(
+    new JournalStore(h.ledger.db),
+    { newId: randomUUID, now: () => new Date() },
+    { intervalMs: 3_600_000 },
+    createLogger('test', 'silent'),
+  );
+  // another sealer may hold the lock (the service's own): drain until the queue is empty
+  for (let i = 0; i < 100 && (await countRows(h, 'select count(*) as n from ledger.journal_queue')) > 0; i++) {
+    await sealer.drain();
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(await countRows(h, 'select count(*) as n from ledger.journal_queue')).toBe(0);
 }

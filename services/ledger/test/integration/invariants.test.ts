@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MovementStatus, Rail, expectLedgerConsistent, startHarness, type Harness } from './harness.js';
+import { MovementStatus, Rail, expectLedgerConsistent, sealJournal, startHarness, type Harness } from './harness.js';
 
 /** CheckInvariants must notice each kind of damage (here made by hand, then undone). */
 describe('CheckInvariants finds violations', () => {
@@ -25,6 +25,7 @@ describe('CheckInvariants finds violations', () => {
   });
 
   async function damaged(breakSql: string, repairSql: string, params: unknown[] = []): Promise<string[]> {
+    await sealJournal(h);
     await h.ledger.db.query(breakSql, params);
     try {
       const r = await h.api.invariants();

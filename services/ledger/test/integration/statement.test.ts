@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { instantFromDate, instantMicros, type Instant } from '@wallet/platform';
 import { meshClient } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
-import { InflowSource, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, type Harness } from './harness.js';
+import { MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, type Harness } from './harness.js';
 
 /**
  * StreamStatement over the real gRPC server (mutual TLS, the gateway identity with its signed caller
@@ -77,13 +77,7 @@ describe('StreamStatement: the lines between two instants', () => {
     await h.api.open(co);
     const from = await mark();
     const key = `inflow-${randomUUID()}`;
-    await h.api.inflow(co, {
-      idempotencyKey: key,
-      source: InflowSource.PSE,
-      grossCents: 100_000n,
-      fee: fee(1_000n, 0n, 190n),
-      movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED },
-    });
+    await h.api.pseInflow(co, key);
     await h.api.credit(co, { rail: Rail.BREB, amountCents: 9_999n });
     await h.api.reverseInflow(co, { originalIdempotencyKey: key });
     const to = await mark();

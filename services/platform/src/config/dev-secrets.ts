@@ -20,6 +20,7 @@ const DEV = {
   gatewayEncryptionKey: 'dev-gateway-encryption-key-not-for-production',
   webhookSecretKey: 'dev-webhook-secret-key-not-for-production',
   transferDataKey: 'dev-transfer-data-key-not-for-production',
+  receiptSigningPassphrase: 'dev-receipt-signing-passphrase-not-for-production',
 } as const;
 
 export interface SecretSpec {
@@ -43,6 +44,15 @@ export const SECRET_VARIABLES = {
   GATEWAY_ENCRYPTION_KEY: { dev: DEV.gatewayEncryptionKey, min: 32, what: 'seals TOTP secrets and stored Idempotency-Key answers (gateway)' },
   WEBHOOK_SECRET_KEY: { dev: DEV.webhookSecretKey, min: 32, what: "seals the endpoints' signing secrets (webhook)" },
   TRANSFER_DATA_KEY: { dev: DEV.transferDataKey, min: 32, what: 'seals ACH account numbers and keys their hashes (transfer)' },
+  // Outside production, unset: the passphrase of the development signing key the receipt service makes at start.
+  // Optional here because the receipt's migrate and rebuild commands sign nothing; the service itself
+  // requires it in production (services/receipt/src/config.ts).
+  RECEIPT_SIGNING_P12_PASSPHRASE: {
+    dev: DEV.receiptSigningPassphrase,
+    min: 8,
+    what: 'passphrase of the PKCS#12 receipts are signed with (receipt)',
+    optionalInProduction: true,
+  },
 } as const satisfies Record<string, SecretSpec>;
 
 export type SecretVariable = keyof typeof SECRET_VARIABLES;

@@ -94,7 +94,26 @@ export interface DatabaseOptions {
    * audit log and bootstrap mark): `migrate` grants the rest of the schema's DML but not these.
    */
   appendOnlyTables?: readonly string[];
+  /**
+   * Indexes on existing tables, built online after the migrations (docs/migrations.md: a migration
+   * may not build an index on a table that already exists, as it would block writes for the build).
+   */
+  onlineIndexes?: readonly OnlineIndex[];
 }
+
+/**
+ * An index built with CREATE INDEX CONCURRENTLY, outside any transaction: writes go on during the
+ * build. `name` is unqualified (it lives in the table's schema); `on`: the table and what follows,
+ * e.g. `ledger.postings (company_id, created_at) where kind <> 'void'`.
+ */
+export interface OnlineIndex {
+  name: string;
+  on: string;
+  unique?: boolean;
+}
+
+/** The online index builds' advisory lock (one builder at a time across replicas): a stable 64-bit key. */
+const ONLINE_INDEX_LOCK = 0x6f6e6c696e65; // 'online'
 
 /** A transaction handle: raw SQL on the transaction's connection, plus its EntityManager. */
 export class Tx {
@@ -124,6 +143,7 @@ export class Database {
     readonly schema: string,
     private readonly url: string,
     private readonly appendOnlyTables: readonly string[] = [],
+    private readonly onlineIndexes: readonly OnlineIndex[] = [],
   ) {}
 
   private pool(): Promise<NativePool> {
@@ -303,7 +323,7 @@ export class Database {
     });
     const conn = orm.em.getConnection() as unknown as { getNativeClient(): Promise<PatchablePool> };
     releaseDeadConnections(await conn.getNativeClient());
-    return new Database(orm, opts.schema, opts.url, opts.appendOnlyTables ?? []);
+    return new Database(orm, opts.schema, opts.url, opts.appendOnlyTables ?? [], opts.onlineIndexes ?? []);
   }
 
   /**
@@ -314,9 +334,38 @@ export class Database {
   async migrate(): Promise<string[]> {
     await this.orm.em.getConnection().execute(`create schema if not exists "${this.schema}"`);
     const applied = await this.orm.migrator.up();
+    for (const ix of this.onlineIndexes) await this.buildOnlineIndex(ix);
     await this.grantReader();
     await this.grantRuntime();
     return applied.map((m) => m.name);
+  }
+
+  /**
+   * Builds an index online (CREATE INDEX CONCURRENTLY: writes go on during the build) unless a valid
+   * one of that name is there; a build that failed half-way leaves an invalid index, dropped (also
+   * concurrently) and built again. On its own connection, under a session advisory lock: replicas
+   * starting together build it once. Returns whether it built.
+   */
+  async buildOnlineIndex(ix: OnlineIndex): Promise<boolean> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(ix.name)) throw new Error(`online index name ${ix.name}: lower case letters, digits and _ only`);
+    const c = new pg.Client({ connectionString: this.url });
+    await c.connect();
+    try {
+      await c.query('select pg_advisory_lock($1::bigint)', [ONLINE_INDEX_LOCK]);
+      const schema = ix.on.trim().match(/^"?([a-z_][a-z0-9_]*)"?\./i)?.[1] ?? this.schema;
+      const { rows } = await c.query<{ valid: boolean }>(
+        `select i.indisvalid as valid from pg_class x join pg_namespace n on n.oid = x.relnamespace
+           join pg_index i on i.indexrelid = x.oid where n.nspname = $1 and x.relname = $2`,
+        [schema, ix.name],
+      );
+      if (rows[0]?.valid) return false;
+      if (rows[0]) await c.query(`drop index concurrently if exists "${schema}"."${ix.name}"`);
+      await c.query(`create ${ix.unique ? 'unique ' : ''}index concurrently if not exists "${ix.name}" on ${ix.on}`);
+      return true;
+    } finally {
+      await c.query('select pg_advisory_unlock($1::bigint)', [ONLINE_INDEX_LOCK]).catch(() => undefined);
+      await c.end();
+    }
   }
 
   /**

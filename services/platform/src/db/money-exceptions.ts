@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { exceptionsV1 } from '@wallet/proto';
 import { AppError, Problems } from '../errors/catalogue.js';
 
@@ -30,6 +31,7 @@ export interface MoneyException extends NewMoneyException {
 
 /** `exc_` + 32 hex. */
 export const EXCEPTION_ID = /^exc_[0-9a-f]{32}$/;
+export const newExceptionId = (): string => `exc_${randomBytes(16).toString('hex')}`;
 
 /** The table (one per kind and resource; `opened_at` to the millisecond: the gateway merges on it). */
 export function moneyExceptionsDdl(schema: string): string[] {

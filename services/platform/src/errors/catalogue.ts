@@ -63,6 +63,11 @@ export const ERRORS = {
   FAST_WALLET_MISSING: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Falta la billetera BREB de la empresa.' },
   TRANSACTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La transacción no existe.' },
   DEPOSIT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El depósito no existe.' },
+  RECEIPT_NOT_FOUND: {
+    http: 404,
+    grpc: GrpcStatus.NOT_FOUND,
+    message: 'No encontramos un comprobante emitido con ese número y esa huella: revise que el enlace o el código QR estén completos.',
+  },
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },

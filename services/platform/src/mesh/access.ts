@@ -12,8 +12,9 @@ export type AccessPolicy<S> = {
 /**
  * A calling identity. Calls from the gateway always carry a signed caller context, and the company
  * comes only from it; the entry says for whom the gateway may call: `gateway` for a company (an API
- * key or a dashboard user), `gateway:admin` for an operator, `gateway:callback` for a provider
- * callback (verified by its own signature in the service). Calls between services carry the company
+ * key or a dashboard user), `gateway:admin` for an operator, `gateway:callback` for an
+ * unauthenticated request (a provider callback, verified by its own signature in the service; the
+ * public receipt verification, which finds only what its number and hash name). Calls between services carry the company
  * in metadata, which the allow-list makes the calling service answerable for.
  */
 export type AccessEntry = MeshIdentity | 'gateway:admin' | 'gateway:callback';

@@ -48,6 +48,7 @@ export function cobroView(c: cobroV1.Cobro) {
           }
         : null,
       returnedCents: centsToNumber(p.returnedCents),
+      reversedCents: centsToNumber(p.reversedCents),
     })),
     expiresAt: iso(c.expiresAt)!,
     createdAt: iso(c.createdAt)!,

@@ -27,6 +27,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'cobro.paid',
   'cobro.expired',
   'cobro.cancelled',
+  'cobro.payment_reversed',
   'batch.validated',
   'batch.completed',
   'counterparty.verified',

@@ -1,3 +1,4 @@
+import type { NewMoneyException } from '../db/money-exceptions.js';
 import type { ReturnReason, ReturnState } from './return-machine.js';
 
 /** A return (devolución) of a credited inbound payment (return-machine.ts), as its owning service stores it. */
@@ -89,8 +90,13 @@ export interface ReturnStore {
   byId(id: string): Promise<ReturnRecord | undefined>;
   /** A payment's returns, oldest first. */
   byDeposit(depositId: string): Promise<ReturnRecord[]>;
-  /** A live return left for an operator: the sweeper no longer runs it. */
-  park(id: string): Promise<void>;
+  /**
+   * A live return left for an operator: the sweeper no longer runs it. In the same transaction, its money
+   * exception is opened (one per kind and return: a repeat park opens none, `opened: false`).
+   */
+  park(id: string, exception: NewMoneyException): Promise<{ exceptionId: string; opened: boolean }>;
+  /** An operator's retry of a parked return: the sweeper may run it again. */
+  unpark(id: string): Promise<void>;
   /** Live returns whose step is older than the grace, leased (`step_at` moved ahead); parked ones never. */
   leaseStale(graceSeconds: number, batch: number): Promise<ReturnRecord[]>;
 }

@@ -97,6 +97,20 @@ export const RETURN_MACHINE: Readonly<Record<ReturnEvent, ReturnTransition>> = {
   },
 };
 
+/**
+ * The money exception a parked return opens (in its owner's `money_exceptions`, one per return): the ledger
+ * refused to close the return's hold — its commit after the rail returned the money, or its release after the
+ * rail refused — which contradicts the table (the hold gone, or closed the other way). Both owners declare the
+ * kind in their proto (`…ExceptionKind`), so the gateway lists and routes it with theirs.
+ */
+export const RETURN_EXCEPTION_KIND = 'RETURN_CLOSE_REFUSED';
+/**
+ * `retry`: the parked step runs again (once its cause is fixed): the step the table already owed, the commit or
+ * the release under the return's own ledger key, as the other kinds' `retry`. `dismiss`: no entry, the return stays
+ * parked; the note says why (e.g. the hold was closed by a correction).
+ */
+export const RETURN_EXCEPTION_ACTIONS = ['retry', 'dismiss'] as const;
+
 /** The state each money step is owed in. */
 export const RETURN_MONEY: Readonly<Record<'RESERVING' | 'SENDING' | 'RELEASING', ReturnMoneyStep>> = {
   RESERVING: 'reserve',

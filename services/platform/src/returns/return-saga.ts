@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { depositEventsV1, type depositV1 } from '@wallet/proto';
 import { AppError, type ErrorCode } from '../errors/catalogue.js';
 import type { Logger } from '../logging/logger.js';
+import { newExceptionId, type MoneyException, type MoneyExceptionStore } from '../db/money-exceptions.js';
 import {
   MAX_RETURNS_PER_PAYMENT,
+  RETURN_EXCEPTION_KIND,
   RETURN_MACHINE,
   RETURN_MONEY,
   RETURN_REASONS,
@@ -147,31 +149,64 @@ export class ReturnSaga {
           failureMessage: 'El proveedor rechazó la devolución; el dinero sigue en la billetera.',
         });
       }
-      if (!(await this.close(r, () => deps.ledger.commitReturn(r)))) return 'parked';
+      if (!(await this.close(r, 'commit', () => deps.ledger.commitReturn(r)))) return 'parked';
       return this.apply(r, 'returned', actor, undefined, { returnedAt: n.returnedAt ?? deps.now() });
     }
-    if (!(await this.close(r, () => deps.ledger.releaseReturn(r, r.failureMessage ?? 'Devolución rechazada por el proveedor')))) return 'parked';
+    if (!(await this.close(r, 'release', () => deps.ledger.releaseReturn(r, r.failureMessage ?? 'Devolución rechazada por el proveedor')))) return 'parked';
     return this.apply(r, 'released', actor);
   }
 
   /**
    * The commit or release of the return's hold. A definite refusal (the hold gone or closed the other
-   * way) contradicts what the table allows: the return is parked for an operator, with an error log;
-   * false. Anything else that fails is thrown (retried).
+   * way) contradicts what the table allows: the return is parked for an operator with a money exception
+   * (RETURN_CLOSE_REFUSED, one per return, in the park's transaction) and an error log; false. Anything
+   * else that fails is thrown (retried).
    */
-  private async close(r: ReturnRecord, call: () => Promise<void>): Promise<boolean> {
+  private async close(r: ReturnRecord, step: 'commit' | 'release', call: () => Promise<void>): Promise<boolean> {
     try {
       await call();
       return true;
     } catch (err) {
       if (!isRefusal(err, CLOSE_REFUSALS)) throw err;
-      await this.deps.returns.park(r.id);
+      const { exceptionId, opened } = await this.deps.returns.park(r.id, {
+        id: newExceptionId(),
+        kind: RETURN_EXCEPTION_KIND,
+        companyId: r.companyId,
+        rail: this.deps.rail.name,
+        resourceId: r.id,
+        ours: {
+          state: r.status,
+          step,
+          // commit: the rail returned the money to the payer, the hold is still to be taken; release: the rail refused, the hold is still to be given back.
+          railOutcome: step === 'commit' ? 'RETURNED' : 'REFUSED',
+          depositId: r.depositId,
+          providerTransferId: r.providerTransferId,
+          amount: r.amount.toString(),
+          holdId: r.holdId,
+          movementId: r.movementId,
+          reason: r.reason,
+          requestedBy: r.requestedBy,
+        },
+        theirs: { source: 'ledger', code: err.code, message: err.message },
+      });
       this.deps.log.error(
-        { returnId: r.id, depositId: r.depositId, companyId: r.companyId, state: r.status, code: err.code },
-        "money contradiction: the ledger refused to close a return's hold; parked for an operator",
+        { returnId: r.id, depositId: r.depositId, companyId: r.companyId, state: r.status, step, code: err.code, exceptionId, opened },
+        "money contradiction: the ledger refused to close a return's hold; parked for an operator with a money exception",
       );
       return false;
     }
+  }
+
+  /**
+   * An operator's `retry` of a parked return (its RETURN_CLOSE_REFUSED exception won for it): unparked, then the
+   * step it owes run again (the rail's return, idempotent by the return's id, then the commit; or the release),
+   * under the return's own ledger keys. A refusal again parks it again (no second exception).
+   */
+  async resume(id: string): Promise<ReturnRecord> {
+    const r = await this.deps.returns.byId(id);
+    if (!r) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its return' });
+    if (r.parked) await this.deps.returns.unpark(id);
+    return this.settle({ ...r, parked: false }, 'operator');
   }
 
   async reload(r: ReturnRecord): Promise<ReturnRecord> {
@@ -195,6 +230,27 @@ export class ReturnSaga {
         deps.log.warn({ returnId: r.id, err: (err as Error).message }, 'return step retry failed');
       }
     }
+  }
+}
+
+/**
+ * The correcting step of a RETURN_CLOSE_REFUSED exception an operator won (`resolveMoneyException`'s `correct`), the
+ * same for both owners: `retry` resumes the return (ReturnSaga.resume); `dismiss` moves nothing. A refusal again
+ * reopens the exception (nothing moved: the operator may dismiss it, or retry once the cause is fixed); a step
+ * that did not finish leaves it RESOLVING (the same action again resumes it).
+ */
+export async function resolveReturnException(saga: ReturnSaga, exceptions: Pick<MoneyExceptionStore, 'reopen'>, won: MoneyException): Promise<void> {
+  if (won.action !== 'retry') return;
+  const after = await saga.resume(won.resourceId);
+  if (after.parked) {
+    await exceptions.reopen(won.id, 'retry');
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      'El libro contable volvió a rechazar el cierre de la retención de la devolución; la excepción sigue abierta: reintente cuando se corrija la causa o descártela con una nota.',
+    );
+  }
+  if (after.status in RETURN_MONEY) {
+    throw new AppError('SERVICE_UNAVAILABLE', 'La devolución no completó su paso pendiente; intente de nuevo la misma acción.');
   }
 }
 

@@ -1,7 +1,8 @@
 import { centsFromDb } from '../money/money.js';
 import { currentTraceparent } from '../telemetry/telemetry.js';
 import type { Database, PreparedTx } from '../db/database.js';
-import { LIVE_RETURN_STATES, MAX_RETURNS_PER_PAYMENT, type ReturnReason, type ReturnState } from './return-machine.js';
+import { MoneyExceptionsTable, type NewMoneyException } from '../db/money-exceptions.js';
+import { LIVE_RETURN_STATES, MAX_RETURNS_PER_PAYMENT, RETURN_EXCEPTION_KIND, type ReturnReason, type ReturnState } from './return-machine.js';
 import type { NewReturn, ReturnEventOut, ReturnPatch, ReturnRecord, ReturnRefusal, ReturnStore } from './ports.js';
 
 /**
@@ -84,6 +85,22 @@ function toReturn(r: ReturnRow): ReturnRecord {
     payerDocument: r.payer_document,
     payerBank: r.payer_bank,
   };
+}
+
+/**
+ * A migration's statement: a RETURN_CLOSE_REFUSED money exception for every return parked before parking opened one
+ * (once: one per kind and return), with what the return says (the ledger's refusal itself was only logged then).
+ */
+export function parkedReturnExceptionsSql(schema: string, returns: string, rail: 'BREB' | 'PSE'): string {
+  return `insert into ${schema}.money_exceptions (id, kind, company_id, rail, resource_id, ours, theirs)
+    select 'exc_' || replace(gen_random_uuid()::text, '-', ''), '${RETURN_EXCEPTION_KIND}', r.company_id, '${rail}', r.id,
+           jsonb_build_object('state', r.status, 'step', case when r.status = 'RELEASING' then 'release' else 'commit' end,
+             'railOutcome', case when r.status = 'RELEASING' then 'REFUSED' else 'RETURNED' end, 'depositId', r.deposit_id,
+             'providerTransferId', r.provider_transfer_id, 'amount', r.amount::text, 'holdId', r.hold_id, 'movementId', r.movement_id,
+             'reason', r.reason, 'requestedBy', r.requested_by),
+           jsonb_build_object('source', 'ledger', 'code', null, 'message', 'parked before its exception was recorded (the refusal is in the logs)')
+      from ${schema}.${returns} r where r.parked
+    on conflict (kind, resource_id) do nothing`;
 }
 
 /** The returns of credited payments in an owning service's schema, and their saga's writes (ReturnStore). */
@@ -230,8 +247,19 @@ export class SqlReturnStore implements ReturnStore {
     return rows.map(toReturn);
   }
 
-  async park(id: string) {
-    await this.db.prepared(`update ${this.returns} set parked = true, updated_at = clock_timestamp() where id = $1`, [id]);
+  async park(id: string, exception: NewMoneyException) {
+    // The owner's `money_exceptions` is in the same schema: the return is parked with its exception, or neither.
+    return this.db.preparedTx(async (tx) => {
+      await tx.query(`update ${this.returns} set parked = true, updated_at = clock_timestamp() where id = $1`, [id]);
+      const out = await new MoneyExceptionsTable((sql, params) => tx.query(sql, params), this.t.schema).open(exception);
+      return { exceptionId: out.exception.id, opened: out.opened };
+    });
+  }
+
+  async unpark(id: string) {
+    await this.db.prepared(`update ${this.returns} set parked = false, step_at = clock_timestamp(), updated_at = clock_timestamp() where id = $1 and parked`, [
+      id,
+    ]);
   }
 
   async leaseStale(graceSeconds: number, batch: number) {

@@ -1,7 +1,7 @@
 import type { BatchEventHandler, EventHandler, Logger, ReceivedEvent, SqlTx } from '@wallet/platform';
-import { readBrebDepositEvent, readPsePaidEvent, readReturnedEvent, type BrebDeposit } from '../domain/breb-deposit.js';
+import { readBrebDepositEvent, readPsePaidEvent, readReturnedEvent, readReversedEvent, type BrebDeposit } from '../domain/breb-deposit.js';
 import type { BrebListing, BrebUpsertOutcome } from './ports.js';
-import type { InboundPayment, PaymentReturned } from './cobro-ports.js';
+import type { InboundPayment, PaymentReturned, PaymentReversed } from './cobro-ports.js';
 
 /** Matches one credited payment to a cobro inside the listing's transaction (app/cobros.ts `cobroMatcher`). */
 export type CobroMatcher = (tx: SqlTx, p: InboundPayment) => Promise<unknown>;
@@ -9,13 +9,20 @@ export type CobroMatcher = (tx: SqlTx, p: InboundPayment) => Promise<unknown>;
 export type CobroPageMatcher = (tx: SqlTx, ps: InboundPayment[]) => Promise<unknown>;
 /** Takes a payment's return off its cobro (app/cobros.ts `cobroReturnApplier`). */
 export type CobroReturnApplier = (tx: SqlTx, r: PaymentReturned) => Promise<unknown>;
+/** Takes a provider's reversal of a payment off its cobro (app/cobros.ts `cobroReversalApplier`). */
+export type CobroReversalApplier = (tx: SqlTx, r: PaymentReversed) => Promise<unknown>;
 
 /** The durable consumer (on `deposit.>` of DEPOSITS; NATS 2.9 takes one filter subject) feeding the listing. */
 export const BREB_LISTING_CONSUMER = 'pse-deposit-listing';
 export const BREB_LISTING_SUBJECT = 'deposit.>';
 
 /** What one event is to the listing: a credited PSE payment of this service (to match only), a Bre-B deposit to list, or nothing. */
-type Item = { kind: 'pse'; payment: InboundPayment } | { kind: 'breb'; d: BrebDeposit } | { kind: 'returned'; r: PaymentReturned } | { kind: 'skip' };
+type Item =
+  | { kind: 'pse'; payment: InboundPayment }
+  | { kind: 'breb'; d: BrebDeposit }
+  | { kind: 'returned'; r: PaymentReturned }
+  | { kind: 'reversed'; r: PaymentReversed }
+  | { kind: 'skip' };
 
 function read(evt: ReceivedEvent, log: Logger, now: Date, matching: boolean): Item {
   // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change,
@@ -27,6 +34,10 @@ function read(evt: ReceivedEvent, log: Logger, now: Date, matching: boolean): It
     return { kind: 'skip' };
   }
   if (evt.subject === 'deposit.return_failed') return { kind: 'skip' };
+  // A payment this service credited and its provider reversed (PSE: debited back): not listed from events, but
+  // taken off its cobro. A Bre-B deposit's reversal is listed below, and taken off its cobro after that.
+  const reversed = matching ? readReversedEvent(evt.subject, evt.payload, now) : null;
+  if (reversed && !isBrebEvent(evt.payload)) return { kind: 'reversed', r: reversed };
   // This service's own PSE payments are not listed from events (they are its rows already), but a
   // credited one is matched to its cobro here, as every inbound payment is: one matching path.
   const psePaid = matching ? readPsePaidEvent(evt.subject, evt.payload, now) : null;
@@ -55,6 +66,12 @@ function read(evt: ReceivedEvent, log: Logger, now: Date, matching: boolean): It
   }
   return { kind: 'breb', d: decision.deposit };
 }
+
+/** Whether a deposit event is about a Bre-B deposit (listed from its events). */
+const isBrebEvent = (payload: unknown): boolean => (payload as { deposit?: { source?: unknown } } | null)?.deposit?.source === 'BREB';
+
+/** A listed Bre-B deposit's reversal (REVERSED), as the reversal applier sees it. */
+const brebReversal = (d: BrebDeposit): PaymentReversed => ({ depositId: d.id, companyId: d.companyId, amount: d.amount, reversedAt: d.eventAt });
 
 /** A listed Bre-B deposit credited to the company (ASSIGNED), as the matcher sees it. */
 const brebPayment = (d: BrebDeposit): InboundPayment => ({
@@ -99,15 +116,18 @@ export function brebListingHandler(
   now: () => Date = () => new Date(),
   matcher?: CobroMatcher,
   returned?: CobroReturnApplier,
+  reversed?: CobroReversalApplier,
 ): EventHandler {
   return async (evt, tx) => {
     const item = read(evt, log, now(), matcher !== undefined);
     if (item.kind === 'pse') await matcher?.(tx, item.payment);
     if (item.kind === 'returned') await returned?.(tx, item.r);
+    if (item.kind === 'reversed') await reversed?.(tx, item.r);
     if (item.kind !== 'breb') return;
     const outcome = await listing.upsert(tx, item.d, evt.id);
     await logListing(listing, log, tx, evt, item.d, outcome);
     if (matcher && outcome !== 'unchanged' && item.d.status === 'ASSIGNED') await matcher(tx, brebPayment(item.d));
+    if (matcher && item.d.status === 'REVERSED') await reversed?.(tx, brebReversal(item.d));
   };
 }
 
@@ -116,21 +136,26 @@ export function brebListingHandler(
  * applied to each in order: the page's Bre-B deposits listed with one statement (upsertMany), then its
  * credited payments (PSE and Bre-B, in event order) matched together (CobroPageMatcher), then its
  * returns taken off their cobros (a return follows its payment in the stream). A page that
- * names one deposit twice is applied event by event (one row is written once per statement). Each
+ * names one deposit twice, or that has a reversal, is applied event by event. Each
  * payment carries its event's trace context, so the cobro event it causes continues that trace.
  */
 export function brebListingPageHandler(
   listing: BrebListing,
   log: Logger,
   now: () => Date = () => new Date(),
-  matchers?: { one: CobroMatcher; page: CobroPageMatcher; returned: CobroReturnApplier },
+  matchers?: { one: CobroMatcher; page: CobroPageMatcher; returned: CobroReturnApplier; reversed?: CobroReversalApplier },
 ): BatchEventHandler {
-  const single = brebListingHandler(listing, log, now, matchers?.one, matchers?.returned);
+  const single = brebListingHandler(listing, log, now, matchers?.one, matchers?.returned, matchers?.reversed);
   return async (evts, tx) => {
     const at = now();
     const items = evts.map((evt) => ({ evt, item: read(evt, log, at, matchers !== undefined) }));
-    const ids = items.flatMap(({ item }) => (item.kind === 'pse' ? [item.payment.depositId] : item.kind === 'breb' ? [item.d.id] : []));
-    if (new Set(ids).size !== ids.length) {
+    const ids = items.flatMap(({ item }) =>
+      item.kind === 'pse' ? [item.payment.depositId] : item.kind === 'breb' ? [item.d.id] : item.kind === 'reversed' ? [item.r.depositId] : [],
+    );
+    // A page that names one deposit twice is applied event by event (one row is written once per statement); so is one
+    // with a reversal (rare): it changes a cobro's state, which the page's later payments must be decided on, in order.
+    const reversal = items.some(({ item }) => item.kind === 'reversed' || (item.kind === 'breb' && item.d.status === 'REVERSED'));
+    if (new Set(ids).size !== ids.length || (reversal && matchers?.reversed)) {
       for (const evt of evts) await single(evt, tx);
       return;
     }

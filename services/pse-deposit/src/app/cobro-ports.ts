@@ -64,6 +64,25 @@ export interface PaymentReturned {
   amount: bigint;
 }
 
+/**
+ * A credited payment its provider reversed (debited back from the company's wallet), as its owner
+ * announced it (`deposit.reversed`, status REVERSED): a payment is reversed once, whole.
+ */
+export interface PaymentReversed {
+  depositId: string;
+  companyId: string;
+  amount: bigint;
+  reversedAt: Date;
+}
+
+/**
+ * What a reversal did to the cobros: `applied` (taken off the payment's cobro; `event` the move of the
+ * table, null when the cobro's state stays), `kept` (the payment is matched to no cobro: recorded, so
+ * that it is never matched later, and taken off the unmatched list), `repeat` (already applied).
+ */
+export type ReversalOutcome =
+  { kind: 'applied'; cobroId: string; counted: bigint; event: CobroEvent | null } | { kind: 'kept'; unlisted: boolean } | { kind: 'repeat' };
+
 /** A company's cobro settings: its amount tolerance (docs/cobros.md "Amount tolerance"); `updatedAt` null: never set. */
 export interface CobroSettings {
   tolerance: AmountTolerance;
@@ -142,6 +161,18 @@ export interface CobroStore {
    * is kept for an attach by hand. The payment's automatic return is not one (it never counted).
    */
   applyReturn(tx: SqlTx, r: PaymentReturned): Promise<'applied' | 'kept' | 'repeat' | 'automatic'>;
+  /**
+   * Takes a provider's reversal of a payment off its cobro, once per payment, in the caller's (inbox)
+   * transaction, under the payment's and the cobro's row locks: the payment shows it (`reversed`) and no
+   * longer counts (the cobro's paid total and returned amount lose what it counted), and the cobro's state
+   * follows the new total through COBRO_MACHINE (decideReversal), with its history row and event.
+   */
+  applyReversal(
+    tx: SqlTx,
+    r: PaymentReversed,
+    now: Date,
+    mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
+  ): Promise<ReversalOutcome>;
   /** Automatic returns still OWED, oldest first. */
   autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]>;
   /** OWED → REQUESTED (the owner has the return) or FAILED (refused for good, `error`); false when it was not OWED. */

@@ -28,6 +28,7 @@ import type {
   MatchOutcome,
   OwedAutoReturn,
   PaymentReturned,
+  PaymentReversed,
 } from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
 
@@ -78,7 +79,7 @@ export interface CobroDeps {
 }
 
 /** The `cobro.*` subjects (COBRO_MACHINE's `emits`). */
-export type CobroEventKind = 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled';
+export type CobroEventKind = 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled' | 'payment_reversed';
 
 /** A cobro with everything a client sees (the gRPC answer and the events' payload). */
 export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
@@ -117,6 +118,7 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
       matchedBy: p.matchedBy,
       disposition: p.disposition,
       returnedCents: p.returned,
+      reversedCents: p.reversed,
       ...(p.payerName ? { payerName: p.payerName } : {}),
       ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
       receivedAt: p.receivedAt,
@@ -440,7 +442,7 @@ export async function requestAutoReturn(deps: Pick<CobroDeps, 'returns' | 'store
   }
 }
 
-/** The matcher's event builder: cobro.partially_paid / cobro.paid with the payment that made it. */
+/** The matcher's event builder: cobro.partially_paid / cobro.paid / cobro.payment_reversed with the payment that made it. */
 export const matchEvent =
   (deps: Pick<CobroDeps, 'now' | 'newId'>) =>
   (c: CobroRecord, depositId: string, event: CobroEvent): OutboxEvent => {
@@ -542,6 +544,26 @@ export function cobroReturnApplier(deps: CobroDeps) {
   return async (tx: SqlTx, r: PaymentReturned) => {
     const out = await deps.store.applyReturn(tx, r);
     if (out === 'applied') deps.log.info({ depositId: r.depositId, returnId: r.returnId, amount: r.amount.toString() }, "payment's return taken off its cobro");
+    return out;
+  };
+}
+
+/**
+ * The listing consumer's step for a provider's reversal of a credited payment (`deposit.reversed`): taken off
+ * its cobro once (SqlCobroStore.applyReversal), the cobro's state following its new total, with its log line.
+ */
+export function cobroReversalApplier(deps: CobroDeps) {
+  const mk = matchEvent(deps);
+  return async (tx: SqlTx, r: PaymentReversed) => {
+    const out = await deps.store.applyReversal(tx, r, deps.now(), mk);
+    if (out.kind === 'applied') {
+      deps.log.info(
+        { depositId: r.depositId, cobroId: out.cobroId, counted: out.counted.toString(), event: out.event },
+        "payment's reversal taken off its cobro",
+      );
+    } else if (out.kind === 'kept' && out.unlisted) {
+      deps.log.info({ depositId: r.depositId }, 'reversed payment taken off the unmatched payments');
+    }
     return out;
   };
 }

@@ -5,8 +5,11 @@ import {
   listExceptionsPage,
   parseExternalMovement,
   resolveMoneyException,
+  resolveReturnException,
+  RETURN_EXCEPTION_KIND,
   type ExceptionView,
   type MoneyException,
+  type ReturnSaga,
 } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
 import type { DepositRecord } from '../domain/deposit.js';
@@ -20,7 +23,10 @@ const REVERSAL_KINDS: ReadonlySet<string> = new Set(['REVERSED_WITHOUT_PAYMENT',
 const view = (e: MoneyException): ExceptionView => ({
   ...e,
   actions: actionsOf(e.kind),
-  movement: externalMovementRef('pse', { ourId: e.resourceId }, REVERSAL_KINDS.has(e.kind) ? 'reversal' : 'payment'),
+  // A refund's exception is about the refund (its id is the resource), not a movement of the PSE deposit.
+  ...(e.kind === RETURN_EXCEPTION_KIND
+    ? {}
+    : { movement: externalMovementRef('pse', { ourId: e.resourceId }, REVERSAL_KINDS.has(e.kind) ? 'reversal' : 'payment') }),
 });
 /** The deposit a movement filter names (`pse:our:<deposit id>…`), or none of ours. */
 const depositsOf = (movement: string): string[] => {
@@ -71,17 +77,27 @@ function paymentOf(theirs: Record<string, unknown>): DepositPatch {
  *   credited under the deposit's own ledger key `deposit:<id>:paid`, with `deposit.paid`. If the
  *   deposit was credited meanwhile (an in-time PAID of the same payment), there is nothing to add.
  * - `retry` (the ledger refused the credit or the reversal): the parked money step runs again.
+ * - RETURN_CLOSE_REFUSED (the ledger refused to close a refund's hold; the refund is the resource): `retry`
+ *   resumes the parked refund (the shared return saga's `resolveReturnException`).
  * - `dismiss`: no entry; the note says why.
  */
 export class ResolveDepositException {
   constructor(
     private readonly deps: DepositDeps,
     private readonly saga: DepositSaga,
+    private readonly returnSaga: ReturnSaga,
   ) {}
 
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      if (won.kind === RETURN_EXCEPTION_KIND) {
+        await linkActiveSpanToSagaOf(async () => (await deps.returns.byId(won.resourceId))?.traceparent, {
+          'wallet.return_id': won.resourceId,
+          'wallet.exception_id': won.id,
+        });
+        return resolveReturnException(this.returnSaga, deps.store.exceptions, won);
+      }
       // The operator's resolution, found from the payment's trace (and it from this one).
       await linkActiveSpanToSagaOf(async () => (await deps.store.getById(won.resourceId))?.traceparent, {
         'wallet.deposit_id': won.resourceId,

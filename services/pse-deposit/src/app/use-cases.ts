@@ -22,7 +22,7 @@ export function depositUseCases(deps: DepositDeps) {
     list: new ListDeposits(deps),
     get: new GetDeposit(deps),
     listExceptions: new ListDepositExceptions(deps),
-    resolveException: new ResolveDepositException(deps, saga),
+    resolveException: new ResolveDepositException(deps, saga, returns.saga),
   };
 }
 export type DepositUseCases = ReturnType<typeof depositUseCases>;

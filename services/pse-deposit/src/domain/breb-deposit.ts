@@ -117,17 +117,21 @@ export interface PsePaid {
   reference: string | null;
 }
 
-/** A `deposit.paid` of a PSE deposit, or null for anything else. Pure; never throws. */
-export function readPsePaidEvent(subject: string, payload: unknown, now: Date): PsePaid | null {
-  if (subject !== 'deposit.paid') return null;
-  let evt: depositEventsV1.DepositEvent;
+/** The `deposit.*` event of this subject, decoded; null for another subject or a payload that does not decode. */
+function depositEventOf(subject: string, expected: string, payload: unknown): depositEventsV1.DepositEvent | null {
+  if (subject !== expected) return null;
   try {
-    evt = depositEventsV1.DepositEvent.fromJSON(payload ?? {});
+    return depositEventsV1.DepositEvent.fromJSON(payload ?? {});
   } catch {
     return null;
   }
-  const d = evt.deposit;
-  if (!d || d.source !== 'PSE' || !isDepositId(d.id) || !evt.companyId || d.amountCents <= 0n) return null;
+}
+
+/** A `deposit.paid` of a PSE deposit, or null for anything else. Pure; never throws. */
+export function readPsePaidEvent(subject: string, payload: unknown, now: Date): PsePaid | null {
+  const evt = depositEventOf(subject, 'deposit.paid', payload);
+  const d = evt?.deposit;
+  if (!evt || !d || d.source !== 'PSE' || !isDepositId(d.id) || !evt.companyId || d.amountCents <= 0n) return null;
   return {
     id: d.id,
     companyId: evt.companyId,
@@ -152,4 +156,21 @@ export function readReturnedEvent(payload: unknown): { returnId: string; deposit
   const r = e.depositReturn;
   if (!r || r.status !== 'RETURNED' || !e.companyId || !r.id || !r.depositId || r.amountCents <= 0n) return null;
   return { returnId: r.id, depositId: r.depositId, companyId: e.companyId, amount: r.amountCents };
+}
+
+/**
+ * A credited payment its provider reversed (`deposit.reversed` with the deposit REVERSED: a PSE payment
+ * debited back by this service; a Bre-B one should collect-key ever publish one), or null for anything else.
+ * Pure; never throws.
+ */
+export function readReversedEvent(
+  subject: string,
+  payload: unknown,
+  now: Date,
+): { depositId: string; companyId: string; amount: bigint; reversedAt: Date } | null {
+  const evt = depositEventOf(subject, 'deposit.reversed', payload);
+  const d = evt?.deposit;
+  const companyId = evt?.companyId?.trim();
+  if (!d || d.status !== 'REVERSED' || !isDepositId(d.id) || !companyId || d.amountCents <= 0n) return null;
+  return { depositId: d.id, companyId, amount: d.amountCents, reversedAt: evt && validDate(evt.occurredAt) ? evt.occurredAt : now };
 }

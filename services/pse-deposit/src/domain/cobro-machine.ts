@@ -11,19 +11,37 @@
  * collect-key, run only after the close was won (`key_closed_at` still empty), and retried by the sweeper until
  * done. A PAID cobro keeps its key until `expiresAt`, so a second payment is still matched (and
  * decided by the overpayment policy) rather than held as a payment to a deleted key.
+ *
+ * PAID is at rest, not final: the provider may reverse a payment it counted (a PSE payment debited back),
+ * and the cobro's state then follows its new paid total (`decideReversal`): still PAID, OPEN or PARTIALLY_PAID
+ * while it can still be paid (before its expiresAt), EXPIRED once it cannot.
  */
 import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
 import type { CobroState } from './cobro.js';
 
 /** The `cobro.*` subjects a move writes. */
-export type CobroSubject = 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled';
+export type CobroSubject = 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled' | 'payment_reversed';
 
 export const COBRO_STATES = ['CREATING', 'OPEN', 'PARTIALLY_PAID', 'PAID', 'EXPIRED', 'CANCELLED', 'ABANDONED'] as const satisfies readonly CobroState[];
 
-/** `creator`: the CreateCobro call (or its retry); `matcher`: the inbound payment consumer; `company`: an API key or dashboard user (cancel, attach by hand). */
+/**
+ * `creator`: the CreateCobro call (or its retry); `matcher`: the inbound payment consumer (a payment's match, and its provider's
+ * reversal); `company`: an API key or dashboard user (cancel, attach by hand).
+ */
 export type CobroActor = 'creator' | 'matcher' | 'company' | 'sweeper';
 
-export const COBRO_EVENTS = ['issued', 'abandon', 'partially_paid', 'paid', 'expire', 'cancel'] as const;
+export const COBRO_EVENTS = [
+  'issued',
+  'abandon',
+  'partially_paid',
+  'paid',
+  'expire',
+  'cancel',
+  'reversed_to_open',
+  'reversed_to_partial',
+  'reversed_still_paid',
+  'reversed_to_expired',
+] as const;
 export type CobroEvent = (typeof COBRO_EVENTS)[number];
 
 export interface CobroTransition {
@@ -83,6 +101,36 @@ export const COBRO_MACHINE: Readonly<Record<CobroEvent, CobroTransition>> = {
     closesKey: 'now',
     why: 'the company cancelled it; what was paid stays credited (a return is a separate, explicit act)',
   },
+  // ── the provider reversed a payment the cobro counted (a PSE payment debited back: docs/cobros.md "Reversals") ──
+  reversed_to_open: {
+    from: ['PARTIALLY_PAID', 'PAID'],
+    to: 'OPEN',
+    by: ['matcher'],
+    emits: 'payment_reversed',
+    why: 'a counted payment was reversed and no counted payment is left (a PAID one only before its expiresAt): it takes payments again',
+  },
+  reversed_to_partial: {
+    from: ['PARTIALLY_PAID', 'PAID'],
+    to: 'PARTIALLY_PAID',
+    by: ['matcher'],
+    emits: 'payment_reversed',
+    why: 'a counted payment was reversed and what is left is short of the amount (a PAID one only before its expiresAt)',
+  },
+  reversed_still_paid: {
+    from: ['PAID'],
+    to: 'PAID',
+    by: ['matcher'],
+    emits: 'payment_reversed',
+    why: 'a counted payment was reversed and what is left still completes the amount (a payment beyond it was accepted)',
+  },
+  reversed_to_expired: {
+    from: ['PAID'],
+    to: 'EXPIRED',
+    by: ['matcher'],
+    emits: 'payment_reversed',
+    closesKey: 'now',
+    why: 'a counted payment of a PAID cobro past its expiresAt was reversed and what is left is short: no payment can complete it any more',
+  },
 };
 
 export const exitsOf = (s: CobroState): CobroEvent[] => tableExits(COBRO_EVENTS, COBRO_MACHINE, s);
@@ -93,7 +141,7 @@ export function cobroMachineMermaid(): string {
     events: COBRO_EVENTS,
     table: COBRO_MACHINE,
     entries: [{ to: 'CREATING' }],
-    finals: ['PAID', 'EXPIRED', 'CANCELLED', 'ABANDONED'],
+    finals: ['EXPIRED', 'CANCELLED', 'ABANDONED'],
     label: (e, t) => `${e} (${t.by.join(', ')})`,
   });
 }

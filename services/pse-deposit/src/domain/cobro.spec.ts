@@ -4,6 +4,7 @@ import {
   bounds,
   cobroTolerance,
   decideMatch,
+  decideReversal,
   documentKey,
   validateTolerance,
   isCobroId,
@@ -203,6 +204,96 @@ describe('decideMatch', () => {
           }
         },
       ),
+    );
+  });
+});
+
+describe('decideReversal', () => {
+  const later = new Date(NOW.getTime() + 2 * HOUR);
+  it('a PAID cobro whose counted payment is reversed before its expiry goes back to what is left: OPEN, PARTIALLY_PAID, or still PAID', () => {
+    const paid = cobro({ state: 'PAID', paidAmount: 100_000n });
+    expect(decideReversal(paid, 100_000n, [], NOW)).toEqual({ paidAmount: 0n, promote: 0, event: 'reversed_to_open' });
+    expect(decideReversal(paid, 60_000n, [], NOW)).toEqual({ paidAmount: 40_000n, promote: 0, event: 'reversed_to_partial' });
+    // A payment beyond the amount counted (policy accept, before it was PAID): what is left still completes it.
+    expect(decideReversal(cobro({ state: 'PAID', paidAmount: 130_000n }), 30_000n, [], NOW)).toEqual({
+      paidAmount: 100_000n,
+      promote: 0,
+      event: 'reversed_still_paid',
+    });
+    // Within the tolerance it was made with: still PAID.
+    expect(decideReversal(cobro({ state: 'PAID', paidAmount: 100_000n, toleranceBelow: 1_000n }), 1_000n, [], NOW)).toMatchObject({
+      event: 'reversed_still_paid',
+    });
+    expect(decideReversal(cobro({ state: 'PARTIALLY_PAID', paidAmount: 70_000n }), 30_000n, [], NOW)).toMatchObject({
+      paidAmount: 40_000n,
+      event: 'reversed_to_partial',
+    });
+    expect(decideReversal(cobro({ state: 'PARTIALLY_PAID', paidAmount: 30_000n }), 30_000n, [], NOW)).toMatchObject({
+      paidAmount: 0n,
+      event: 'reversed_to_open',
+    });
+    // An open amount: paid by any payment, open again when none is left.
+    const open = cobro({ amountType: 'OPEN', amount: null, state: 'PAID', paidAmount: 5_000n });
+    expect(decideReversal(open, 5_000n, [], NOW)).toMatchObject({ paidAmount: 0n, event: 'reversed_to_open' });
+  });
+  it('the payments accepted beyond a PAID cobro count again, in their order, while it is short', () => {
+    const paid = cobro({ state: 'PAID', paidAmount: 100_000n });
+    expect(decideReversal(paid, 100_000n, [30_000n, 80_000n, 5_000n], NOW)).toEqual({ paidAmount: 110_000n, promote: 2, event: 'reversed_still_paid' });
+    expect(decideReversal(paid, 100_000n, [30_000n], NOW)).toEqual({ paidAmount: 30_000n, promote: 1, event: 'reversed_to_partial' });
+    expect(decideReversal(paid, 40_000n, [100_000n], later)).toEqual({ paidAmount: 160_000n, promote: 1, event: 'reversed_still_paid' });
+  });
+  it('a PAID cobro past its expiry that the reversal leaves short is EXPIRED; an open one is left to the sweeper; a closed one keeps its state', () => {
+    expect(decideReversal(cobro({ state: 'PAID', paidAmount: 100_000n }), 100_000n, [], later)).toMatchObject({ paidAmount: 0n, event: 'reversed_to_expired' });
+    expect(decideReversal(cobro({ state: 'PAID', paidAmount: 130_000n }), 30_000n, [], later)).toMatchObject({ event: 'reversed_still_paid' });
+    expect(decideReversal(cobro({ state: 'PARTIALLY_PAID', paidAmount: 70_000n }), 30_000n, [], later)).toMatchObject({ event: 'reversed_to_partial' });
+    for (const state of ['EXPIRED', 'CANCELLED'] as const)
+      expect(decideReversal(cobro({ state, paidAmount: 70_000n }), 30_000n, [1n], NOW)).toEqual({ paidAmount: 40_000n, promote: 0, event: null });
+  });
+  it('payments and reversals in any order: the cobro ends as if the reversed payments had never been paid (policy accept, before the expiry)', () => {
+    const scenario = fc.record({
+      amounts: fc.array(fc.bigInt({ min: 1n, max: 80_000n }), { minLength: 1, maxLength: 6 }),
+      reversed: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+      // Where each reversal happens: after that many payments (never before its own).
+      at: fc.array(fc.nat(6), { minLength: 6, maxLength: 6 }),
+    });
+    const to = { reversed_to_open: 'OPEN', reversed_to_partial: 'PARTIALLY_PAID', reversed_still_paid: 'PAID', reversed_to_expired: 'EXPIRED' } as const;
+    fc.assert(
+      fc.property(scenario, ({ amounts, reversed, at }) => {
+        type P = { amount: bigint; disposition: string | null; reversed: boolean };
+        let c = cobro();
+        const ps: P[] = [];
+        const reverse = (i: number) => {
+          const p = ps[i]!;
+          const counted = p.disposition === 'COUNTED' ? p.amount : 0n;
+          p.reversed = true;
+          if (p.disposition !== 'COUNTED') return;
+          const excess = ps.filter((x) => x.disposition === 'EXCESS' && !x.reversed);
+          const r = decideReversal(
+            c,
+            counted,
+            excess.map((x) => x.amount),
+            NOW,
+          );
+          for (const x of excess.slice(0, r.promote)) x.disposition = 'COUNTED';
+          c = { ...c, state: r.event ? to[r.event] : c.state, paidAmount: r.paidAmount };
+        };
+        for (const [n, a] of amounts.entries()) {
+          for (const [i, when] of at.entries()) if (reversed[i] && i < n && when === n) reverse(i);
+          const d = decideMatch(c, { amount: a, receivedAt: NOW });
+          if (d.kind !== 'match') throw new Error('in time');
+          ps.push({ amount: a, disposition: d.disposition, reversed: false });
+          c = { ...c, state: d.event === 'paid' ? 'PAID' : d.event === 'partially_paid' ? 'PARTIALLY_PAID' : c.state, paidAmount: d.paidAmount };
+        }
+        for (const [i, r] of reversed.entries()) if (r && i < ps.length && !ps[i]!.reversed) reverse(i);
+        // The same payments, the reversed ones never made.
+        let alone = cobro();
+        for (const p of ps.filter((x) => !x.reversed)) {
+          const d = decideMatch(alone, { amount: p.amount, receivedAt: NOW });
+          if (d.kind !== 'match') throw new Error('in time');
+          alone = { ...alone, state: d.event === 'paid' ? 'PAID' : d.event === 'partially_paid' ? 'PARTIALLY_PAID' : alone.state, paidAmount: d.paidAmount };
+        }
+        expect([c.state, c.paidAmount]).toEqual([alone.state, alone.paidAmount]);
+      }),
     );
   });
 });

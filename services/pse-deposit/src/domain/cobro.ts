@@ -74,6 +74,8 @@ export interface CobroPaymentRecord {
   autoReturn: AutoReturn | null;
   /** Returned to its payer since it was matched (POST /deposits/{id}/returns), the automatic return aside. */
   returned: bigint;
+  /** Reversed by its provider after it was credited (a PSE payment debited back): its gross; 0 when it was not. A reversed payment no longer counts. */
+  reversed: bigint;
 }
 
 /**
@@ -351,6 +353,53 @@ export function decideMatch(
   const counted = total - returnCents;
   const paid = due === null || counted >= due - (c.toleranceBelow ?? 0n);
   return { kind: 'match', disposition: 'COUNTED', event: paid ? 'paid' : 'partially_paid', paidAmount: counted, returnCents };
+}
+
+/** A counted payment's reversal against its cobro: the cobro's new paid total, the move of COBRO_MACHINE (null: the state stays). */
+export interface ReversalDecision {
+  paidAmount: bigint;
+  /** How many of the cobro's EXCESS payments (in their order) count again, the new total including them. */
+  promote: number;
+  event: 'reversed_to_open' | 'reversed_to_partial' | 'reversed_still_paid' | 'reversed_to_expired' | null;
+}
+
+/** Whether `paid` completes the cobro: its amount (a range's minimum) less the tolerance it was made with; an open amount, any payment. */
+export function completes(
+  c: Pick<CobroRecord, 'amountType' | 'amount' | 'minAmount' | 'maxAmount'> & Partial<Pick<CobroRecord, 'toleranceBelow'>>,
+  paid: bigint,
+) {
+  const { due } = bounds(c);
+  return due === null ? paid > 0n : paid >= due - (c.toleranceBelow ?? 0n);
+}
+
+/**
+ * The provider reversed a payment that counted for the cobro (`counted`: what of it was in the paid
+ * total, its automatic return aside), given the cobro as it is under its row lock: the paid total goes
+ * down by it, and the state follows the new total as the table declares it.
+ *
+ * The payments accepted beyond a PAID cobro (`excess`, policy `accept`, in the order they were matched)
+ * were accepted: while the cobro is short of its amount again they count, in their order, as they would
+ * have had the reversed payment never counted — so a reversal and a new payment give the same cobro in
+ * either order. A PAID cobro that what is left still completes stays PAID (`reversed_still_paid`); one
+ * short of it is PARTIALLY_PAID, or OPEN when nothing counts any more, while it can still be paid (its
+ * expiresAt not passed; an open one past it is the sweeper's to expire, as always); a PAID one past its
+ * expiresAt cannot be completed any more and is EXPIRED. A closed cobro (EXPIRED, CANCELLED) keeps its
+ * state; its total goes down all the same.
+ */
+export function decideReversal(
+  c: Pick<CobroRecord, 'state' | 'amountType' | 'amount' | 'minAmount' | 'maxAmount' | 'paidAmount' | 'expiresAt'> &
+    Partial<Pick<CobroRecord, 'toleranceBelow'>>,
+  counted: bigint,
+  excess: readonly bigint[],
+  now: Date,
+): ReversalDecision {
+  let paidAmount = c.paidAmount > counted ? c.paidAmount - counted : 0n;
+  if (c.state !== 'PAID' && c.state !== 'PARTIALLY_PAID') return { paidAmount, promote: 0, event: null };
+  let promote = 0;
+  while (promote < excess.length && !completes(c, paidAmount)) paidAmount += excess[promote++]!;
+  if (c.state === 'PAID' && completes(c, paidAmount)) return { paidAmount, promote, event: 'reversed_still_paid' };
+  if (c.state === 'PAID' && now.getTime() > c.expiresAt.getTime()) return { paidAmount, promote, event: 'reversed_to_expired' };
+  return { paidAmount, promote, event: paidAmount === 0n ? 'reversed_to_open' : 'reversed_to_partial' };
 }
 
 /** The fingerprint of a creation request (reference reuse with another request is REFERENCE_CONFLICT). */

@@ -27,7 +27,7 @@
  * unit test keeps the two equal.
  */
 
-import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
+import { exitsOf as tableExits, stateTableMermaid, RETURN_EXCEPTION_ACTIONS } from '@wallet/platform';
 
 /** The states a PSE deposit is stored in. CREDITING and REVERSING are never shown (see publicStatus). */
 export const PSE_STATES = ['PENDING_CONFIRM', 'CREDITING', 'ASSIGNED', 'REVERSING', 'REVERSED', 'FAILED', 'EXPIRED'] as const;
@@ -148,6 +148,8 @@ export const EXCEPTION_KINDS = [
   'REVERSED_WITHOUT_PAYMENT',
   'CREDIT_REFUSED',
   'REVERSAL_REFUSED',
+  // A refund (devolución) whose hold the ledger refused to close: the shared return saga parks it (@wallet/platform RETURN_EXCEPTION_KIND).
+  'RETURN_CLOSE_REFUSED',
 ] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 
@@ -166,6 +168,7 @@ export const EXCEPTION_ACTIONS: Readonly<Record<ExceptionKind, readonly Exceptio
   REVERSED_WITHOUT_PAYMENT: ['dismiss'],
   CREDIT_REFUSED: ['retry', 'dismiss'],
   REVERSAL_REFUSED: ['retry', 'dismiss'],
+  RETURN_CLOSE_REFUSED: RETURN_EXCEPTION_ACTIONS,
 };
 
 /** The provider's outcome as the table reads it: PAID splits by its `paidAt` (within expiresAt + grace or not). */

@@ -193,7 +193,9 @@ export const PAGE_LOOKUP_SQL = `with p as (
      -- Lateral probes by primary key (never a hashed subplan over the whole table: flat in its size).
      left join lateral (
        (select 1 as x from pse_deposit.cobro_payments x where x.deposit_id = p.deposit_id)
-       union all (select 1 from pse_deposit.cobro_unmatched u where u.deposit_id = p.deposit_id) limit 1) seen on true
+       union all (select 1 from pse_deposit.cobro_unmatched u where u.deposit_id = p.deposit_id)
+       -- A payment reversed before its match arrived (events out of order) is never matched.
+       union all (select 1 from pse_deposit.cobro_payment_reversals r where r.deposit_id = p.deposit_id) limit 1) seen on true
      left join lateral (select 1 as x from pse_deposit.cobro_companies cc where cc.company_id = p.company_id limit 1) uses on true
      left join lateral (
        select x.id, x.by from (
@@ -214,7 +216,7 @@ export const PAGE_LOOKUP_SQL = `with p as (
      order by p.ord`;
 
 /**
- * One statement for a page of payments: for each, whether it was matched or listed before, and the
+ * One statement for a page of payments: for each, whether it was matched or listed before (or reversed), and the
  * cobro the one-payment matcher would look for, in its order (the QR's transaction id, the cobro it
  * names, the company's reference, the payer rule), without locking. The caller locks what it found and
  * checks each again on the locked row (`stillFound`).

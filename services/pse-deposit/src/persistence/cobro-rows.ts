@@ -72,6 +72,7 @@ export interface PaymentRow {
   auto_return_status: AutoReturn['status'] | null;
   auto_return_error: string | null;
   returned_cents?: string;
+  reversed_cents?: string;
 }
 
 export const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -96,6 +97,7 @@ export function toPayment(r: PaymentRow): CobroPaymentRecord {
         ? { returnId: r.auto_return_id, amount: centsFromDb(r.auto_return_cents), status: r.auto_return_status, error: r.auto_return_error }
         : null,
     returned: centsFromDb(r.returned_cents ?? '0'),
+    reversed: centsFromDb(r.reversed_cents ?? '0'),
   };
 }
 

@@ -1,5 +1,6 @@
 import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type SqlTx } from '@wallet/platform';
 import {
+  decideReversal,
   documentKey,
   type AmountTolerance,
   type CobroPaymentRecord,
@@ -23,6 +24,8 @@ import type {
   OwedAutoReturn,
   CobroSettings,
   PaymentReturned,
+  PaymentReversed,
+  ReversalOutcome,
   UnmatchedPayment,
 } from '../app/cobro-ports.js';
 import { appendOutbox, COLS, date, dateOrNull, history, paymentsOf, toCobro, toPayment, type CobroRow, type PaymentRow } from './cobro-rows.js';
@@ -228,8 +231,9 @@ export class SqlCobroStore implements CobroStore {
    */
   async match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome> {
     const done = await tx.one(
-      `select 1 as x from pse_deposit.cobro_payments where deposit_id = ? union all select 1 from pse_deposit.cobro_unmatched where deposit_id = ?`,
-      [p.depositId, p.depositId],
+      `select 1 as x from pse_deposit.cobro_payments where deposit_id = ? union all select 1 from pse_deposit.cobro_unmatched where deposit_id = ?
+       union all select 1 from pse_deposit.cobro_payment_reversals where deposit_id = ?`,
+      [p.depositId, p.depositId, p.depositId],
     );
     if (done) return { kind: 'repeat' };
 
@@ -449,9 +453,10 @@ export class SqlCobroStore implements CobroStore {
                  select ?, ?, ?, ?::bigint where not exists (select 1 from pay where pay.auto_return_id = ?)
                  on conflict (return_id) do nothing returning amount),
          up as (update pse_deposit.cobro_payments p set returned_cents = p.returned_cents + ins.amount from ins, pay
-                 where p.deposit_id = pay.deposit_id returning p.cobro_id, p.disposition, ins.amount),
+                 where p.deposit_id = pay.deposit_id returning p.cobro_id, p.disposition, p.reversed_cents, ins.amount),
+         -- A reversed payment no longer counts: its later return is kept on the payment only.
          c as (update pse_deposit.cobros c set returned_amount = c.returned_amount + up.amount, updated_at = now() from up
-                 where c.id = up.cobro_id and up.disposition = 'COUNTED' returning c.id)
+                 where c.id = up.cobro_id and up.disposition = 'COUNTED' and up.reversed_cents = 0 returning c.id)
        select (select count(*) from ins)::int as inserted, (select count(*) from c)::int as counted,
               exists (select 1 from pay) as matched, exists (select 1 from pay where pay.auto_return_id = ?) as automatic`,
       [r.depositId, r.companyId, r.returnId, r.depositId, r.companyId, r.amount.toString(), r.returnId, r.returnId],
@@ -460,6 +465,78 @@ export class SqlCobroStore implements CobroStore {
     if (o.automatic) return 'automatic';
     if (o.inserted === 0) return 'repeat';
     return o.matched ? 'applied' : 'kept';
+  }
+
+  /**
+   * A provider's reversal of a payment (docs/cobros.md "Reversals"), in the caller's (inbox) transaction.
+   * Once per payment: its row in cobro_payment_reversals (a redelivery, or the same reversal under another
+   * event id, finds it; a payment whose reversal came first is never matched after it). Then, under the
+   * payment's row lock and its cobro's (the order applyReturn takes them in), the payment is marked reversed
+   * and, if it counted, the cobro loses what it counted (and what of it was returned); its EXCESS payments
+   * count again while it is short (decideReversal), and its state follows through COBRO_MACHINE, with its
+   * history row and `cobro.payment_reversed`. A payment matched to no cobro leaves the unmatched list.
+   */
+  async applyReversal(tx: SqlTx, r: PaymentReversed, now: Date, mkEvent: MatchEventBuilder): Promise<ReversalOutcome> {
+    const fresh = await tx.query<{ deposit_id: string }>(
+      `insert into pse_deposit.cobro_payment_reversals (deposit_id, company_id, amount, reversed_at) values (?, ?, ?::bigint, ?::timestamptz)
+       on conflict (deposit_id) do nothing returning deposit_id`,
+      [r.depositId, r.companyId, r.amount.toString(), r.reversedAt.toISOString()],
+    );
+    if (fresh.length === 0) return { kind: 'repeat' };
+    const pay = await tx.one<PaymentRow>(`select * from pse_deposit.cobro_payments where deposit_id = ? and company_id = ? for update`, [
+      r.depositId,
+      r.companyId,
+    ]);
+    if (!pay) {
+      const gone = await tx.query(`delete from pse_deposit.cobro_unmatched where deposit_id = ? and company_id = ? returning deposit_id`, [
+        r.depositId,
+        r.companyId,
+      ]);
+      return { kind: 'kept', unlisted: gone.length > 0 };
+    }
+    if (centsFromDb(pay.reversed_cents ?? '0') > 0n) return { kind: 'repeat' };
+    const row = (await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = ? for update`, [pay.cobro_id]))!;
+    await tx.query(`update pse_deposit.cobro_payments set reversed_cents = amount where deposit_id = ?`, [r.depositId]);
+    if (pay.disposition !== 'COUNTED') return { kind: 'applied', cobroId: row.id, counted: 0n, event: null };
+
+    const counted = centsFromDb(pay.amount) - centsFromDb(pay.auto_return_cents);
+    // The payments accepted beyond the PAID cobro, in their order: they count again while it is short.
+    const excess = await tx.query<{ deposit_id: string; amount: string; returned_cents: string }>(
+      `select deposit_id, amount::text as amount, returned_cents::text as returned_cents from pse_deposit.cobro_payments
+        where cobro_id = ? and disposition = 'EXCESS' and reversed_cents = 0 order by matched_at, deposit_id for update`,
+      [row.id],
+    );
+    const d = decideReversal(
+      toCobro(row),
+      counted,
+      excess.map((x) => centsFromDb(x.amount)),
+      now,
+    );
+    const promoted = excess.slice(0, d.promote);
+    if (promoted.length > 0) {
+      await tx.query(`update pse_deposit.cobro_payments set disposition = 'COUNTED' where deposit_id = any(?::text[])`, [promoted.map((x) => x.deposit_id)]);
+    }
+    const t = d.event ? COBRO_MACHINE[d.event] : null;
+    if (d.event && t) {
+      if (!t.from.includes(row.state)) throw new Error(`cobro ${row.id}: ${d.event} from ${row.state} is not in the table`);
+      if (!t.by.includes('matcher')) throw new Error(`cobro event ${d.event} is not the matcher's`);
+    }
+    const to = t?.to ?? row.state;
+    // What of the payment was returned leaves the cobro's returned amount with it; the promoted payments' returns join it.
+    const returned = promoted.reduce((sum, x) => sum + centsFromDb(x.returned_cents), 0n) - centsFromDb(pay.returned_cents ?? '0');
+    const [after] = await tx.query<CobroRow>(
+      `update pse_deposit.cobros set paid_amount = ?::bigint, returned_amount = returned_amount + ?::bigint, state = ?, updated_at = now(),
+         paid_at = case when ? = 'PAID' then paid_at else null end,
+         closed_at = case when ? in ('EXPIRED', 'CANCELLED') and closed_at is null then now() else closed_at end
+       where id = ? returning *`,
+      [d.paidAmount.toString(), returned.toString(), to, to, to, row.id],
+    );
+    if (d.event && t) {
+      await history(tx, row.id, d.event, row.state, t.to, 'matcher', r.depositId);
+      await appendOutbox(tx, mkEvent(toCobro(after!, await paymentsOf(tx, row.id)), r.depositId, d.event));
+      this.eventsWritten();
+    }
+    return { kind: 'applied', cobroId: row.id, counted, event: d.event };
   }
 
   async autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]> {

@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { AppError, Bus, createLogger, type Database } from '@wallet/platform';
 import { Choreography, eventually } from '@wallet/platform/testing';
 import { depositEventsV1, type depositV1 } from '@wallet/proto';
-import { CobroSweeper, cobroMatcher, cobroUseCases, matchEvent, type CobroDeps, type CobroKeysPort } from '../../src/app/cobros.js';
-import type { InboundPayment } from '../../src/app/cobro-ports.js';
+import { CobroSweeper, cobroMatcher, cobroReversalApplier, cobroUseCases, matchEvent, type CobroDeps, type CobroKeysPort } from '../../src/app/cobros.js';
+import type { InboundPayment, PaymentReversed } from '../../src/app/cobro-ports.js';
 import { newDepositId } from '../../src/domain/deposit.js';
 import { SqlCobroStore } from '../../src/persistence/cobro.store.js';
-import { NATS_URL, failure, startHarness, type Harness } from './harness.js';
+import { NATS_URL, failure, payer as psePayer, startHarness, type Harness } from './harness.js';
 
 /**
  * Cobros in pse-deposit over real Postgres and NATS: creation (idempotent on the reference), the
@@ -49,7 +49,10 @@ class ReturnsStandIn {
   }
 }
 
-/** Every cobro of the company: its paid total is its COUNTED payments (less their automatic returns), its state agrees with it, a payment is matched or unmatched at most once. */
+/**
+ * Every cobro of the company: its paid total is its COUNTED payments not reversed (less their automatic returns), its state agrees
+ * with it, a payment is matched or unmatched at most once, an excess only on a PAID cobro.
+ */
 async function cobroViolations(db: Database, companyId: string): Promise<string[]> {
   const out: string[] = [];
   const rows = await db.prepared<{
@@ -62,7 +65,8 @@ async function cobroViolations(db: Database, companyId: string): Promise<string[
     counted: string;
   }>(
     `select c.id, c.state, c.amount_type, c.amount - c.tolerance_below as amount, c.min_amount - c.tolerance_below as min_amount, c.paid_amount,
-       coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted
+       coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p
+                  where p.cobro_id = c.id and p.disposition = 'COUNTED' and p.reversed_cents = 0), 0)::text as counted
      from pse_deposit.cobros c where c.company_id = $1`,
     [companyId],
   );
@@ -81,12 +85,25 @@ async function cobroViolations(db: Database, companyId: string): Promise<string[
   for (const t of twice) out.push(`${t.deposit_id}: both matched and unmatched`);
   const returned = await db.prepared<{ id: string; returned_amount: string; of_payments: string }>(
     `select c.id, c.returned_amount::text as returned_amount,
-       coalesce((select sum(p.returned_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as of_payments
+       coalesce((select sum(p.returned_cents) from pse_deposit.cobro_payments p
+                  where p.cobro_id = c.id and p.disposition = 'COUNTED' and p.reversed_cents = 0), 0)::text as of_payments
      from pse_deposit.cobros c where c.company_id = $1`,
     [companyId],
   );
   for (const r of returned)
     if (r.returned_amount !== r.of_payments) out.push(`${r.id}: returned ${r.returned_amount} but its COUNTED payments' returns sum ${r.of_payments}`);
+  const excess = await db.prepared<{ deposit_id: string; state: string }>(
+    `select p.deposit_id, c.state from pse_deposit.cobro_payments p join pse_deposit.cobros c on c.id = p.cobro_id
+      where p.company_id = $1 and p.disposition = 'EXCESS' and p.reversed_cents = 0 and c.state <> 'PAID'`,
+    [companyId],
+  );
+  for (const e of excess) out.push(`${e.deposit_id}: an EXCESS payment of a ${e.state} cobro`);
+  const reversed = await db.prepared<{ deposit_id: string; reversed_cents: string; amount: string }>(
+    `select deposit_id, reversed_cents::text as reversed_cents, amount::text as amount from pse_deposit.cobro_payments
+      where company_id = $1 and reversed_cents <> 0 and reversed_cents <> amount`,
+    [companyId],
+  );
+  for (const r of reversed) out.push(`${r.deposit_id}: ${r.reversed_cents} reversed of ${r.amount}`);
   return out;
 }
 
@@ -100,6 +117,31 @@ const until = (check: () => Promise<unknown>) =>
 describe('cobros (pse-deposit)', () => {
   let h: Harness;
   let bus: Bus;
+  /** `deposit.returned` as the payment's owner publishes it once the payer has the money back (collect-key for Bre-B, this service for PSE). */
+  async function publishReturned(companyId: string, depositId: string, returnId: string, amount: bigint, rail: 'BREB' | 'PSE') {
+    const eventId = randomUUID();
+    const depositReturn = {
+      id: returnId,
+      depositId,
+      rail,
+      amountCents: amount,
+      reason: 'CUSTOMER_REQUEST',
+      status: 'RETURNED',
+      transactionId: randomUUID(),
+      createdAt: new Date(),
+      returnedAt: new Date(),
+      depositAmountCents: 0n,
+      returnedAmountCents: amount,
+    };
+    await bus.publish({
+      id: eventId,
+      subject: 'deposit.returned',
+      payload: depositEventsV1.DepositReturnEvent.toJSON({ eventId, companyId, depositReturn, occurredAt: new Date() }),
+      time: new Date().toISOString(),
+      source: rail === 'BREB' ? 'collect-key' : 'pse-deposit',
+    });
+  }
+  const retId = () => `ret_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   let keys: KeysStandIn;
   let returns: ReturnsStandIn;
   let clock: Date | null = null;
@@ -343,30 +385,7 @@ describe('cobros (pse-deposit)', () => {
 
   it("a payment returned to its payer after the match comes off its cobro once; the automatic return and a stray payment's earlier return are counted right", async () => {
     const co = `co-${randomUUID()}`;
-    /** `deposit.returned` as the payment's owner publishes it once the payer has the money back. */
-    const returned = async (depositId: string, returnId: string, amount: bigint, eventId = randomUUID()) => {
-      const depositReturn = {
-        id: returnId,
-        depositId,
-        rail: 'BREB',
-        amountCents: amount,
-        reason: 'CUSTOMER_REQUEST',
-        status: 'RETURNED',
-        transactionId: randomUUID(),
-        createdAt: new Date(),
-        returnedAt: new Date(),
-        depositAmountCents: 0n,
-        returnedAmountCents: amount,
-      };
-      await bus.publish({
-        id: eventId,
-        subject: 'deposit.returned',
-        payload: depositEventsV1.DepositReturnEvent.toJSON({ eventId, companyId: co, depositReturn, occurredAt: new Date() }),
-        time: new Date().toISOString(),
-        source: 'collect-key',
-      });
-    };
-    const retId = () => `ret_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const returned = (depositId: string, returnId: string, amount: bigint) => publishReturned(co, depositId, returnId, amount, 'BREB');
     const c = (await create(co, { amountCents: 100_000n })).cobro;
     const p = await pay(co, { amount: 100_000n, cobroId: c.id });
     await until(async () => expect((await uc.get.execute(co, c.id)).state).toBe('PAID'));
@@ -585,6 +604,227 @@ describe('cobros (pse-deposit)', () => {
     });
   });
 
+  describe("a provider's reversal of a matched payment", () => {
+    /** `deposit.paid` of a PSE payment, as this service publishes it once it credited it (the listing matches its own PSE payments). */
+    async function payPse(companyId: string, o: { amount: bigint; cobroId?: string; reference?: string; id?: string }) {
+      const id = o.id ?? newDepositId();
+      const at = new Date();
+      const deposit: depositV1.Deposit = {
+        id,
+        status: 'ASSIGNED',
+        amountCents: o.amount,
+        feeAmountCents: 1_000n,
+        ivaAmountCents: 190n,
+        netAmountCents: o.amount - 1_190n,
+        currency: 'COP',
+        source: 'PSE',
+        payerName: 'Ana María Pérez',
+        payerDocument: '1020304050',
+        providerTransferId: `pse_${id.slice(4)}`,
+        providerConfirmedAt: at,
+        createdAt: at,
+        ...(o.cobroId ? { cobroId: o.cobroId } : {}),
+        ...(o.reference ? { internalRef: o.reference } : {}),
+      };
+      const eventId = randomUUID();
+      await bus.publish({
+        id: eventId,
+        subject: 'deposit.paid',
+        payload: depositEventsV1.DepositEvent.toJSON({ eventId, companyId, deposit, occurredAt: at }),
+        time: at.toISOString(),
+        source: 'pse-deposit',
+      });
+      return { id, eventId };
+    }
+    /** `deposit.reversed` as this service publishes it once the provider's reversal is debited back (the deposit REVERSED). */
+    async function reversal(companyId: string, depositId: string, amount: bigint, eventId = randomUUID()) {
+      const deposit: depositV1.Deposit = {
+        id: depositId,
+        status: 'REVERSED',
+        amountCents: amount,
+        feeAmountCents: 1_000n,
+        ivaAmountCents: 190n,
+        netAmountCents: amount - 1_190n,
+        currency: 'COP',
+        source: 'PSE',
+        createdAt: new Date(),
+      };
+      await bus.publish({
+        id: eventId,
+        subject: 'deposit.reversed',
+        payload: depositEventsV1.DepositEvent.toJSON({ eventId, companyId, deposit, occurredAt: new Date() }),
+        time: new Date().toISOString(),
+        source: 'pse-deposit',
+      });
+      return eventId;
+    }
+    /** `deposit.returned` of a PSE payment's refund that reached the payer. */
+    const returned = (companyId: string, depositId: string, returnId: string, amount: bigint) => publishReturned(companyId, depositId, returnId, amount, 'PSE');
+    /** The listing consumer has applied the reversal of `depositId` (its row). */
+    const reversalSeen = (depositId: string) =>
+      until(async () =>
+        expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_payment_reversals where deposit_id = $1`, [depositId])).toHaveLength(1),
+      );
+    /** The cobro events written for a cobro, in order: [subject, status, paidAmountCents, depositId]. */
+    const eventsOf = async (cobroId: string) =>
+      (
+        await h.deposit.db.prepared<{ subject: string; payload: { cobro: { status: string; paidAmountCents?: string }; depositId?: string } }>(
+          `select subject, payload from pse_deposit.outbox where subject like 'cobro.%' and payload #>> '{cobro,id}' = $1 order by seq`,
+          [cobroId],
+        )
+      )
+        // proto3 JSON leaves a zero out.
+        .map((e) => [e.subject, e.payload.cobro.status, e.payload.cobro.paidAmountCents ?? '0', e.payload.depositId ?? null]);
+
+    it('a real PSE payment reversed through the provider: the cobro is OPEN again, the payment shows it; a redelivered callback changes nothing', async () => {
+      const co = await h.newCompany();
+      const c = (await create(co, { amountCents: 150_000n })).cobro;
+      // A PSE link of the company whose internalRef is the cobro's reference, paid at the provider.
+      const link = await h.client.createPseDeposit(psePayer({ amountCents: 150_000n, internalRef: c.reference }), h.ctx(co));
+      expect((await h.sandboxPost(`/sandbox/pse/${link.id}/pay`, { outcome: 'APPROVED', payerBank: 'Bancolombia' })).status).toBe(200);
+      await until(async () => expect(await uc.get.execute(co, c.id)).toMatchObject({ state: 'PAID', paidAmount: 150_000n }));
+      expect((await h.sandboxPost(`/sandbox/pse/${link.id}/reverse`)).status).toBe(200);
+      await until(async () => expect((await h.client.getDeposit({ id: link.id }, h.ctx(co))).status).toBe('REVERSED'));
+      await until(async () => expect((await uc.get.execute(co, c.id)).state).toBe('OPEN'));
+      const after = await uc.get.execute(co, c.id);
+      expect(after).toMatchObject({
+        paidAmount: 0n,
+        paidAt: null,
+        payments: [{ depositId: link.id, matchedBy: 'REFERENCE', disposition: 'COUNTED', reversed: 150_000n }],
+      });
+      // The provider's callback again (same event): a duplicate; the deposit's event again under another id: once.
+      expect((await h.sandboxPost(`/sandbox/callbacks/${link.id}/redeliver`)).status).toBeLessThan(300);
+      await until(async () => expect(h.receiver.forDeposit(link.id).filter((r) => r.body.status === 'REVERSED').length).toBeGreaterThanOrEqual(2));
+      await reversal(co, link.id, 150_000n);
+      const marker = await pay(co, { amount: 1_000n, cobroId: c.id });
+      await until(async () => expect((await uc.get.execute(co, c.id)).payments).toHaveLength(2));
+      expect(await eventsOf(c.id)).toEqual([
+        ['cobro.created', 'OPEN', '0', null],
+        ['cobro.paid', 'PAID', '150000', link.id],
+        ['cobro.payment_reversed', 'OPEN', '0', link.id],
+        ['cobro.partially_paid', 'PARTIALLY_PAID', '1000', marker.id],
+      ]);
+      expect(
+        await h.deposit.db.prepared(
+          `select event, from_state, to_state, actor from pse_deposit.cobro_history where cobro_id = $1 and deposit_id = $2 order by id`,
+          [c.id, link.id],
+        ),
+      ).toEqual([
+        { event: 'paid', from_state: 'OPEN', to_state: 'PAID', actor: 'matcher' },
+        { event: 'reversed_to_open', from_state: 'PAID', to_state: 'OPEN', actor: 'matcher' },
+      ]);
+      expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+    });
+
+    it('the state follows the new total: PARTIALLY_PAID, still PAID (an excess counts again), EXPIRED past expiresAt; a redelivery applies once', async () => {
+      const co = `co-${randomUUID()}`;
+      // Two payments complete it; the first reversed: PARTIALLY_PAID with the second. Redelivered twice: once.
+      const a = (await create(co, { amountCents: 100_000n })).cobro;
+      const a1 = await payPse(co, { amount: 40_000n, cobroId: a.id });
+      const a2 = await payPse(co, { amount: 60_000n, cobroId: a.id });
+      await until(async () => expect((await uc.get.execute(co, a.id)).state).toBe('PAID'));
+      const ev = await reversal(co, a1.id, 40_000n);
+      await reversal(co, a1.id, 40_000n, ev); // the same event again (the inbox)
+      await reversal(co, a1.id, 40_000n); // the same reversal under another event id (the reversal's row)
+      await reversalSeen(a1.id);
+      await until(async () => expect(await uc.get.execute(co, a.id)).toMatchObject({ state: 'PARTIALLY_PAID', paidAmount: 60_000n, paidAt: null }));
+      const marker = await payPse(co, { amount: 1_000n });
+      await until(async () =>
+        expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [marker.id])).toHaveLength(1),
+      );
+      expect((await eventsOf(a.id)).filter((e) => e[0] === 'cobro.payment_reversed')).toEqual([['cobro.payment_reversed', 'PARTIALLY_PAID', '60000', a1.id]]);
+      expect((await uc.get.execute(co, a.id)).payments.map((p) => [p.depositId, p.disposition, p.reversed])).toEqual([
+        [a1.id, 'COUNTED', 40_000n],
+        [a2.id, 'COUNTED', 0n],
+      ]);
+
+      // A payment accepted beyond the PAID cobro counts again when the one that paid it is reversed: still PAID.
+      const b = (await create(co, { amountCents: 100_000n })).cobro;
+      const b1 = await payPse(co, { amount: 100_000n, cobroId: b.id });
+      await until(async () => expect((await uc.get.execute(co, b.id)).state).toBe('PAID'));
+      const b2 = await payPse(co, { amount: 100_000n, cobroId: b.id });
+      await until(async () => expect((await uc.get.execute(co, b.id)).payments.map((p) => p.disposition)).toEqual(['COUNTED', 'EXCESS']));
+      const paidAt = (await uc.get.execute(co, b.id)).paidAt;
+      await reversal(co, b1.id, 100_000n);
+      await reversalSeen(b1.id);
+      expect(await uc.get.execute(co, b.id)).toMatchObject({ state: 'PAID', paidAmount: 100_000n, paidAt });
+      expect((await uc.get.execute(co, b.id)).payments.map((p) => [p.depositId, p.disposition, p.reversed])).toEqual([
+        [b1.id, 'COUNTED', 100_000n],
+        [b2.id, 'COUNTED', 0n],
+      ]);
+      expect((await eventsOf(b.id)).at(-1)).toEqual(['cobro.payment_reversed', 'PAID', '100000', b1.id]);
+
+      // A PAID cobro past its expiresAt whose payment is reversed cannot be paid any more: EXPIRED (its key then deleted by the sweeper).
+      const x = (await create(co, { amountCents: 20_000n })).cobro;
+      const x1 = await payPse(co, { amount: 20_000n, cobroId: x.id });
+      await until(async () => expect((await uc.get.execute(co, x.id)).state).toBe('PAID'));
+      const store = deps.store as SqlCobroStore;
+      const late = new Date(x.expiresAt.getTime() + 1_000);
+      const out = await h.deposit.db.preparedTx((tx) =>
+        store.applyReversal(tx, { depositId: x1.id, companyId: co, amount: 20_000n, reversedAt: late }, late, matchEvent(deps)),
+      );
+      expect(out).toEqual({ kind: 'applied', cobroId: x.id, counted: 20_000n, event: 'reversed_to_expired' });
+      expect(await uc.get.execute(co, x.id)).toMatchObject({ state: 'EXPIRED', paidAmount: 0n, closedAt: expect.any(Date) });
+      const sweeper = new CobroSweeper(deps, { intervalMs: 60_000, batch: 500 });
+      await sweeper.tick();
+      expect(keys.closed.has(x.id)).toBe(true);
+      expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+    });
+
+    it('a reversal before or after a return of the same payment ends the same: the payment shows both, the cobro keeps nothing of it', async () => {
+      const co = `co-${randomUUID()}`;
+      const ends = [];
+      for (const order of ['return first', 'reversal first'] as const) {
+        const c = (await create(co, { amountCents: 100_000n })).cobro;
+        const p = await payPse(co, { amount: 100_000n, cobroId: c.id });
+        await until(async () => expect((await uc.get.execute(co, c.id)).state).toBe('PAID'));
+        const ret = retId();
+        if (order === 'return first') {
+          await returned(co, p.id, ret, 30_000n);
+          await until(async () => expect((await uc.get.execute(co, c.id)).returnedAmount).toBe(30_000n));
+          await reversal(co, p.id, 100_000n);
+          await reversalSeen(p.id);
+        } else {
+          await reversal(co, p.id, 100_000n);
+          await reversalSeen(p.id);
+          await returned(co, p.id, ret, 30_000n);
+          await until(async () =>
+            expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_payment_returns where return_id = $1`, [ret])).toHaveLength(1),
+          );
+        }
+        const after = await uc.get.execute(co, c.id);
+        ends.push({
+          state: after.state,
+          paid: after.paidAmount,
+          returned: after.returnedAmount,
+          payments: after.payments.map((x) => [x.returned, x.reversed]),
+        });
+      }
+      expect(ends[0]).toEqual({ state: 'OPEN', paid: 0n, returned: 0n, payments: [[30_000n, 100_000n]] });
+      expect(ends[1]).toEqual(ends[0]);
+      expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+    });
+
+    it('a reversal that arrives before its payment is matched: the payment is never matched; an unmatched payment reversed leaves the list', async () => {
+      const co = `co-${randomUUID()}`;
+      const c = (await create(co, { amountCents: 50_000n })).cobro;
+      const id = newDepositId();
+      await reversal(co, id, 50_000n);
+      await reversalSeen(id);
+      await payPse(co, { amount: 50_000n, cobroId: c.id, id });
+      const stray = await payPse(co, { amount: 7_000n });
+      await until(async () =>
+        expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id])).toHaveLength(1),
+      );
+      expect(await uc.get.execute(co, c.id)).toMatchObject({ state: 'OPEN', paidAmount: 0n, payments: [] });
+      expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [id])).toEqual([]);
+      await reversal(co, stray.id, 7_000n);
+      await reversalSeen(stray.id);
+      expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id])).toEqual([]);
+      expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+    });
+  });
+
   describe('races (fast-check scheduler)', () => {
     const match = (p: InboundPayment) => h.deposit.db.preparedTx((tx) => cobroMatcher(deps)(tx, p));
 
@@ -680,6 +920,49 @@ describe('cobros (pse-deposit)', () => {
           if (after.state !== 'PAID' || after.paidAmount !== 100_000n || counted !== 2 || extra !== 1) {
             v.push(`${policy}: ${after.state} ${after.paidAmount} counted ${counted} extra ${extra}`);
           }
+          if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
+        }),
+        { numRuns: 12 },
+      );
+    });
+
+    it('a reversal racing a new payment to the same cobro: one end whatever the order — the new payment counts, the reversed one does not, the reversal applied once', async () => {
+      const reverse = (r: PaymentReversed) => h.deposit.db.preparedTx((tx) => cobroReversalApplier(deps)(tx, r));
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), fc.constantFrom(40_000n, 100_000n, 130_000n), async (s, amount) => {
+          const co = `co-${randomUUID()}`;
+          const { cobro } = await create(co);
+          const first = payment(co, cobro.id, 100_000n, new Date());
+          await match(first);
+          const c = new Choreography(s);
+          const next = payment(co, cobro.id, amount, new Date());
+          const r: PaymentReversed = { depositId: first.depositId, companyId: co, amount: 100_000n, reversedAt: new Date() };
+          void c.actor('payment', async () => {
+            await c.point('deliver');
+            await match(next);
+          });
+          void c.actor('reversal', async () => {
+            await c.point('deliver');
+            await reverse(r);
+          });
+          // The same reversal delivered again, racing the others: applied once.
+          void c.actor('redelivery', async () => {
+            await c.point('deliver');
+            await reverse(r);
+          });
+          await c.finish();
+          const after = await uc.get.execute(co, cobro.id);
+          const v = await cobroViolations(h.deposit.db, co);
+          const want = amount >= 100_000n ? 'PAID' : 'PARTIALLY_PAID';
+          if (after.state !== want || after.paidAmount !== amount) v.push(`ended ${after.state} with ${after.paidAmount}, not ${want} with ${amount}`);
+          const got = after.payments.map((p) => `${p.depositId} ${p.disposition} ${p.reversed}`).join(', ');
+          const payments = `${first.depositId} COUNTED 100000, ${next.depositId} COUNTED 0`;
+          if (got !== payments) v.push(`payments ${got}, not ${payments}`);
+          const reversals = await h.deposit.db.prepared(
+            `select 1 from pse_deposit.cobro_history where cobro_id = $1 and deposit_id = $2 and event like 'reversed_%'`,
+            [cobro.id, first.depositId],
+          );
+          if (reversals.length !== 1) v.push(`the reversal applied ${reversals.length} times`);
           if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
         }),
         { numRuns: 12 },

@@ -1,4 +1,12 @@
+import pg from 'pg';
+import { AppError, SqlReturnStore, createLogger, devMeshTls, type ReturnRecord } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
+import { checkInvariants, violationLines } from '@wallet/invariants';
+import { GrpcLedger } from '../../src/adapters/ledger.client.js';
+import { depositDeps } from '../../src/app/deps.js';
+import type { LedgerPort } from '../../src/app/ports.js';
+import { PSE_RETURNS, pseReturns } from '../../src/app/returns.js';
+import { SqlDepositStore } from '../../src/persistence/deposit.store.js';
 import { failure, payer, startHarness, type Harness } from './harness.js';
 
 /**
@@ -92,5 +100,98 @@ describe('refunds of paid PSE deposits', () => {
       return x?.status === 'RETURNED' ? x : undefined;
     }, 30_000);
     expect(done.amountCents).toBe(10_000n);
+  });
+
+  describe("the ledger refusing to close a refund's hold", () => {
+    /** The cross-service checks of this service's deposits, refunds and exceptions for one company (the checker's read-only roles). */
+    const violations = async (co: string) => {
+      const client = new pg.Client({ connectionString: h.tdb.url });
+      await client.connect();
+      try {
+        return violationLines(await checkInvariants(client, { companyId: co, only: ['deposits', 'exceptions'], rail: 'none', partial: true }));
+      } finally {
+        await client.end();
+      }
+    };
+    const exceptionsOf = async (returnId: string) =>
+      (await h.client.listExceptions({ kind: 'RETURN_CLOSE_REFUSED', limit: 100 }, h.ctx())).items.filter((e) => e.resourceId === returnId);
+
+    it('a refund the provider refused whose release the ledger refuses: parked with exactly one RETURN_CLOSE_REFUSED exception, never a second; resolved by dismiss', async () => {
+      const co = await h.newCompany();
+      const d = await paid(co, 60_000n);
+      const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('pse-deposit'));
+      try {
+        // The provider refuses the refund; the hold was closed the other way (committed) behind the saga's back before its release.
+        const ledger = Object.assign(Object.create(ledgerReal) as LedgerPort, {
+          releaseReturn: async (r: ReturnRecord, message: string) => {
+            await h.ledgerClient.commitReturn({ idempotencyKey: `test:${r.id}:closed-elsewhere`, holdId: r.holdId! }, h.ctx(co));
+            return ledgerReal.releaseReturn(r, message);
+          },
+        });
+        const deps = depositDeps({
+          store: new SqlDepositStore(h.deposit.db),
+          returns: new SqlReturnStore(h.deposit.db, PSE_RETURNS),
+          ledger,
+          pse: {
+            createLink: () => Promise.reject(new AppError('PSE_PROVIDER_NOT_CONFIGURED')),
+            refund: async () => ({ outcome: 'REFUSED', returnedAt: null, code: 'NOT_PAID' }),
+          },
+          mailer: { send: async () => ({ messageId: 'none' }) },
+          settings: {
+            inflowEnabled: true,
+            linkTtlSeconds: 3600,
+            paidGraceSeconds: 0,
+            callbackUrl: 'http://127.0.0.1:1/cb',
+            callbackSecret: 'x',
+            sweeperGraceSeconds: 1,
+          },
+          log: createLogger('pse-refunds', process.env.TEST_LOG_LEVEL ?? 'silent'),
+        });
+        const uc = pseReturns(deps);
+        const r = await uc.create.execute(co, { depositId: d.id, amountCents: 20_000n, reason: 'DUPLICATE', requestedBy: 'test' });
+        expect(r).toMatchObject({ status: 'RELEASING', parked: true });
+        const [exc, ...more] = await exceptionsOf(r.id);
+        expect(more).toEqual([]);
+        expect(exc).toMatchObject({ kind: 'RETURN_CLOSE_REFUSED', status: 'OPEN', rail: 'PSE', companyId: co, actions: ['retry', 'dismiss'] });
+        expect(exc!.movement).toBeUndefined();
+        expect(JSON.parse(exc!.oursJson)).toMatchObject({ state: 'RELEASING', step: 'release', railOutcome: 'REFUSED', depositId: d.id, amount: '20000' });
+        // The exception is about a refund that exists, and the parked refund has its exception: no violation.
+        expect(await violations(co)).toEqual([]);
+
+        // Run again (the release refused again): parked again, still one exception.
+        expect(await uc.saga.resume(r.id)).toMatchObject({ status: 'RELEASING', parked: true });
+        expect((await exceptionsOf(r.id)).map((e) => e.id)).toEqual([exc!.id]);
+        expect(await h.deposit.db.query(`select 1 from pse_deposit.money_exceptions where resource_id = ?`, [r.id])).toHaveLength(1);
+
+        // The operator's retry through the service: refused again, the exception open again; then dismissed with a note.
+        expect((await failure(h.client.resolveException({ id: exc!.id, action: 'retry', note: 'reintento', resolvedBy: 'operator:op-1' }, h.ctx()))).code).toBe(
+          'SERVICE_UNAVAILABLE',
+        );
+        expect((await exceptionsOf(r.id)).map((e) => e.status)).toEqual(['OPEN']);
+        const done = await h.client.resolveException(
+          { id: exc!.id, action: 'dismiss', note: 'El libro cerró la retención con un asiento de corrección', resolvedBy: 'operator:op-1' },
+          h.ctx(),
+        );
+        expect(done).toMatchObject({ status: 'RESOLVED', action: 'dismiss' });
+        expect(await violations(co)).toEqual([]);
+      } finally {
+        ledgerReal.close();
+      }
+    });
+
+    it('a refund parked without its exception is reported by the checker', async () => {
+      const co = await h.newCompany();
+      const d = await paid(co, 30_000n);
+      const r = await create(co, d.id, { amountCents: 5_000n });
+      expect(r.status).toBe('RETURNED');
+      await h.deposit.db.query(`update pse_deposit.deposit_returns set parked = true where id = ?`, [r.id]);
+      try {
+        expect(await violations(co)).toEqual([
+          `[deposits] return ${r.id} of deposit ${d.id} (company ${co}) RETURNED: is parked for an operator, but no RETURN_CLOSE_REFUSED money exception says so`,
+        ]);
+      } finally {
+        await h.deposit.db.query(`update pse_deposit.deposit_returns set parked = false where id = ?`, [r.id]);
+      }
+    });
   });
 });

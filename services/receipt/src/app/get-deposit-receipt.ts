@@ -10,6 +10,6 @@ export class GetDepositReceipt {
   async execute(companyId: string | undefined, id: string, company: CompanyRef): Promise<RenderedReceipt> {
     const d = companyId && id ? await this.deps.records.deposit(companyId, id.trim()) : undefined;
     if (!d) throw new AppError('DEPOSIT_NOT_FOUND');
-    return renderReceipt(this.deps, depositView(d, company));
+    return renderReceipt(this.deps, depositView(d, company), { companyId: d.companyId, subjectId: d.id });
   }
 }

@@ -10,6 +10,6 @@ export class GetTransactionReceipt {
   async execute(companyId: string | undefined, id: string, company: CompanyRef): Promise<RenderedReceipt> {
     const t = companyId && id ? await this.deps.records.transaction(companyId, id.trim()) : undefined;
     if (!t) throw new AppError('TRANSACTION_NOT_FOUND');
-    return renderReceipt(this.deps, transactionView(t, company));
+    return renderReceipt(this.deps, transactionView(t, company), { companyId: t.companyId, subjectId: t.id });
   }
 }

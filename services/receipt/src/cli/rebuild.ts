@@ -10,7 +10,7 @@ import { SqlReadModelStore, sqlReadModelTables } from '../persistence/read-model
  * from the start into fresh tables; exits once both consumers have caught up. Run it with the
  * receipt service stopped (scaled to 0): the service resumes from where the rebuild left off.
  */
-const config = loadConfig(process.env);
+const config = loadConfig(process.env, { signing: false }); // the rebuild renders no receipt
 const log = createLogger('receipt-rebuild', config.LOG_LEVEL);
 const scope = new ServiceScope(log);
 const { db, bus } = await openStores(config, scope, 'receipt-rebuild');

@@ -237,3 +237,34 @@ export const receiptJson = (view: ReceiptView): string => canonicalJson(view, { 
 export function receiptHash(view: ReceiptView): string {
   return createHash('sha256').update(receiptJson(view)).digest('hex');
 }
+
+/**
+ * What the public verification page may show of a receipt (docs/receipts.md "Verifying a receipt"):
+ * who issued it, what it is, its headline and total, its status and date. Never a party's account,
+ * key, document or name: the page answers anyone holding the number and the hash, who already holds
+ * the receipt, but a link can travel further than the PDF.
+ */
+export interface ReceiptSummary {
+  title: string;
+  company: CompanyRef;
+  statusLabel: string;
+  tone: ReceiptView['tone'];
+  issuedFor: string;
+  headline: ReceiptLine;
+  grandTotal: ReceiptLine;
+}
+
+export function receiptSummary(view: ReceiptView): ReceiptSummary {
+  return {
+    title: view.title,
+    company: { name: view.company.name, nit: view.company.nit },
+    statusLabel: view.statusLabel,
+    tone: view.tone,
+    issuedFor: view.issuedFor,
+    headline: { label: view.headline.label, value: view.headline.value },
+    grandTotal: { label: view.grandTotal.label, value: view.grandTotal.value },
+  };
+}
+
+/** A receipt number as receiptNumber() makes it. */
+export const RECEIPT_NUMBER = /^(TRX|DEP)-[0-9A-HJKMNP-TV-Z]{10}$/;

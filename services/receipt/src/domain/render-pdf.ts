@@ -7,7 +7,8 @@ import type { ReceiptView } from './receipt-view.js';
  * One A4 page laid out absolutely (no automatic page breaks): a navy header band with the company
  * and the receipt title/number, the headline amount and a status badge, the operation / origin /
  * destination (or payer / beneficiary) sections, the values box, an optional notice, and a footer
- * with the verification QR and the full SHA-256 of the canonical content. Built-in Helvetica only
+ * with the verification QR and the full SHA-256 of the canonical content. The PDF is signed after
+ * rendering (app/render-receipt.ts); the footer says so. Built-in Helvetica only
  * (WinAnsi: accents and ñ render; anything outside it is transliterated or replaced), every value
  * truncated to its column so long names never spill onto a second page.
  */
@@ -178,7 +179,7 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
   const legal = wrap(
     doc,
     winAnsi(
-      'Documento generado electrónicamente a partir de los registros de la plataforma; no requiere firma ni sello. ' +
+      'Documento generado a partir de los registros de la plataforma y firmado digitalmente (PAdES): su lector de PDF indica si fue alterado. ' +
         'Fechas y horas en hora de Colombia (America/Bogota, UTC-5). Valores en pesos colombianos (COP). ' +
         'Por seguridad, los números de cuenta se muestran enmascarados.',
     ),

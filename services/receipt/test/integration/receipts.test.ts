@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { AppError, Bus, createAsyncClient, createLogger, type CallContext, type CompanyProfileClaims } from '@wallet/platform';
+import { AppError, Bus, createAsyncClient, createLogger, devMeshTls, type CallContext, type CompanyProfileClaims } from '@wallet/platform';
 import { TEST_COMPANY_PROFILE, createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { depositEventsV1, ledgerV1, receiptV1, transferEventsV1, type depositV1 } from '@wallet/proto';
 import { PDFParse } from 'pdf-parse';
@@ -104,6 +104,26 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     await bus.publish({ id: eventId, subject, payload, time: occurredAt.toISOString(), source });
     return eventId;
   }
+
+  /** A PSE deposit as pse-deposit publishes it: 250,000 COP from Andrés Muñoz, fee and IVA, in this status. */
+  const pseDeposit = (id: string, status: string): depositV1.Deposit => ({
+    id,
+    status,
+    amountCents: 25_000_000n,
+    feeAmountCents: 100_000n,
+    ivaAmountCents: 19_000n,
+    netAmountCents: 24_881_000n,
+    currency: 'COP',
+    source: 'PSE',
+    payerFirstName: 'Andrés',
+    payerLastName: 'Muñoz',
+    payerDocument: 'CC 80123456',
+    payerEmail: 'andres@example.co',
+    internalRef: 'PEDIDO-981',
+    paygatewayUrl: 'http://127.0.0.1:8090/pay/x',
+    createdAt: new Date('2026-11-19T13:00:00Z'),
+    expiresAt: new Date('2026-11-20T13:00:00Z'),
+  });
 
   const txReceipt = (co: string, id: string) => client.getTransactionReceipt({ id }, ctx(co));
   const depReceipt = (co: string, id: string) => client.getDepositReceipt({ id }, ctx(co));
@@ -209,24 +229,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   it('a PSE deposit (ASSIGNED) and a Bre-B collect-key deposit', async () => {
     const co = randomUUID();
     const pseId = `dep_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    const pse: depositV1.Deposit = {
-      id: pseId,
-      status: 'PENDING_CONFIRM',
-      amountCents: 25_000_000n,
-      feeAmountCents: 100_000n,
-      ivaAmountCents: 19_000n,
-      netAmountCents: 24_881_000n,
-      currency: 'COP',
-      source: 'PSE',
-      payerFirstName: 'Andrés',
-      payerLastName: 'Muñoz',
-      payerDocument: 'CC 80123456',
-      payerEmail: 'andres@example.co',
-      internalRef: 'PEDIDO-981',
-      paygatewayUrl: 'http://127.0.0.1:8090/pay/x',
-      createdAt: new Date('2026-11-19T13:00:00Z'),
-      expiresAt: new Date('2026-11-20T13:00:00Z'),
-    };
+    const pse = pseDeposit(pseId, 'PENDING_CONFIRM');
     await publishDeposit('deposit.created', co, pse, new Date('2026-11-19T13:00:00Z'));
     await publishDeposit(
       'deposit.paid',
@@ -497,6 +500,132 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     expect(Number((await svc.db.query<{ n: string }>('select count(*)::text as n from receipt.transactions'))[0]!.n)).toBe(rows.length);
     expect(await hashes()).toEqual(before);
   }, 120_000);
+
+  describe('public verification (VerifyReceipt: the page the QR opens)', () => {
+    const verify = (receiptNumber: string, hashPrefix: string) => client.verifyReceipt({ receiptNumber, hashPrefix }, { requestId: randomUUID() });
+    const codeOf = async (p: Promise<unknown>) =>
+      p.then(
+        () => 'OK',
+        (e: AppError) => e.code,
+      );
+
+    it('finds an issued receipt by its number and hash prefix; shows what it said and what the operation is now', async () => {
+      const co = randomUUID();
+      const id = randomUUID();
+      await publishTransfer('created', { transferId: id, companyId: co, targetDocument: 'CC 5566778899', occurredAt: new Date('2026-11-20T15:04:05Z') });
+      await svc.waitIdle();
+      const pending = await txReceipt(co, id);
+      const h = pending.sha256.slice(0, 16);
+
+      const v1 = await verify(pending.receiptNumber, h);
+      expect(v1).toMatchObject({
+        receiptNumber: pending.receiptNumber,
+        sha256: pending.sha256,
+        issued: {
+          title: 'Comprobante de transferencia',
+          companyName: COMPANY.name,
+          companyNit: COMPANY.nit,
+          statusLabel: 'Pendiente',
+          tone: 'pending',
+          headline: { label: 'Valor transferido', value: '$ 1.234.567,89' },
+        },
+        now: { statusLabel: 'Pendiente', tone: 'pending', sameContent: true },
+      });
+      expect(v1.signers).toEqual([{ name: 'Wallet receipts (development)', sha256: expect.stringMatching(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/) }]);
+      expect(v1.firstIssuedAt!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+      // nothing of the beneficiary: a link travels further than the PDF
+      const shown = JSON.stringify(receiptV1.ReceiptVerification.toJSON(v1));
+      for (const party of ['Peñaloza', '5566778899', 'Nequi']) expect(shown).not.toContain(party);
+      // case and spaces as a reader may type them
+      expect((await verify(` ${pending.receiptNumber.toLowerCase()} `, h.toUpperCase())).sha256).toBe(pending.sha256);
+      // downloading it again records nothing new
+      await txReceipt(co, id);
+      expect(await svc.db.query('select 1 from receipt.issued_receipts where receipt_number = ?', [pending.receiptNumber])).toHaveLength(1);
+
+      // the transfer completes: the pending receipt still verifies, and says the operation moved on
+      await publishTransfer('completed', {
+        transferId: id,
+        companyId: co,
+        completedAt: new Date('2026-11-20T15:04:09Z'),
+        occurredAt: new Date('2026-11-20T15:04:09Z'),
+      });
+      await svc.waitIdle();
+      expect(await verify(pending.receiptNumber, h)).toMatchObject({
+        issued: { statusLabel: 'Pendiente' },
+        now: { statusLabel: 'Exitosa', tone: 'ok', sameContent: false },
+      });
+      const done = await txReceipt(co, id);
+      expect(done.receiptNumber).toBe(pending.receiptNumber);
+      expect(await verify(done.receiptNumber, done.sha256.slice(0, 16))).toMatchObject({
+        sha256: done.sha256,
+        issued: { statusLabel: 'Exitosa', tone: 'ok' },
+        now: { statusLabel: 'Exitosa', sameContent: true },
+      });
+    });
+
+    it('a deposit receipt verifies too', async () => {
+      const co = randomUUID();
+      const id = `dep_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+      await publishDeposit('deposit.paid', co, { ...pseDeposit(id, 'ASSIGNED'), providerConfirmedAt: new Date('2026-11-19T13:05:00Z') });
+      await svc.waitIdle();
+      const r = await depReceipt(co, id);
+      const v = await verify(r.receiptNumber, r.sha256.slice(0, 16));
+      expect(v).toMatchObject({
+        receiptNumber: r.receiptNumber,
+        issued: { title: 'Comprobante de recaudo', statusLabel: 'Pagado' },
+        now: { sameContent: true },
+      });
+      const shown = JSON.stringify(receiptV1.ReceiptVerification.toJSON(v));
+      for (const party of ['Andrés', '80123456', 'PEDIDO-981', 'andres@']) expect(shown).not.toContain(party);
+    });
+
+    it('any other pair answers RECEIPT_NOT_FOUND, the same whether the number exists or not', async () => {
+      const co = randomUUID();
+      const id = randomUUID();
+      await publishTransfer('created', { transferId: id, companyId: co });
+      await svc.waitIdle();
+      const r = await txReceipt(co, id);
+      const h = r.sha256.slice(0, 16);
+      const flip = (c: string) => (c === '0' ? '1' : '0');
+      const cases: Array<[string, string]> = [
+        [r.receiptNumber, `${h.slice(0, 15)}${flip(h[15]!)}`], // one digit of the hash wrong
+        [r.receiptNumber, r.sha256.slice(1, 17)], // another 16 digits of the same hash
+        [r.receiptNumber.replace(/^TRX/, 'DEP'), h], // the other kind
+        ['TRX-0000000000', h], // a number never issued
+        [r.receiptNumber, h.slice(0, 15)], // too short
+        [r.receiptNumber, r.sha256], // the full hash is not the QR's prefix
+        [r.receiptNumber, 'zzzzzzzzzzzzzzzz'],
+        ['TRX-ILOU000000', h], // not a receipt number's alphabet
+        ['', ''],
+        [`${r.receiptNumber}' or 1=1 --`, h],
+      ];
+      for (const [n, p] of cases) expect({ n, p, code: await codeOf(verify(n, p)) }).toEqual({ n, p, code: 'RECEIPT_NOT_FOUND' });
+    });
+
+    it('only the gateway may ask', async () => {
+      const other = createAsyncClient<receiptV1.ReceiptServiceServer>(receiptV1.ReceiptServiceClient, svc.address, {
+        deadlineMs: 15_000,
+        mesh: { tls: devMeshTls('transfer'), server: 'receipt' },
+      });
+      try {
+        expect(await codeOf(other.verifyReceipt({ receiptNumber: 'TRX-0000000000', hashPrefix: '0'.repeat(16) }, { requestId: randomUUID() }))).toBe(
+          'CALLER_NOT_ALLOWED',
+        );
+      } finally {
+        other.close();
+      }
+    });
+
+    it('a rebuild of the read model keeps the issued receipts verifiable', async () => {
+      const co = randomUUID();
+      const id = randomUUID();
+      await publishTransfer('created', { transferId: id, companyId: co });
+      await svc.waitIdle();
+      const r = await txReceipt(co, id);
+      await svc.rebuild();
+      expect(await verify(r.receiptNumber, r.sha256.slice(0, 16))).toMatchObject({ sha256: r.sha256, now: { sameContent: true } });
+    }, 120_000);
+  });
 
   it('a long name stays on one page (truncated) and odd characters do not break the PDF', async () => {
     const co = randomUUID();

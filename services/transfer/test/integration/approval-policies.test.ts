@@ -426,10 +426,11 @@ describe('approval policies: bulk payouts', () => {
   it('a refused total refuses the execution: 422 POLICY_REFUSED, nothing reserved, the batch still VALIDATED', async () => {
     const co = await newCompany(h, { breb: 2_000_000n });
     await adopt(co, POLICY);
-    const b = await validated(co, [
-      item(1, await brebSend(h, co, '3001112233', 40_000n)),
-      ...(await Promise.all(Array.from({ length: 25 }, async (_, i) => item(i + 2, await brebSend(h, co, `30011122${String(i).padStart(2, '0')}`, 40_000n))))),
-    ]);
+    // The 26 keys resolved one after another: 26 directory lookups at once, beside the rest of the
+    // suite on 2 cores, outlasted the provider timeout (CI, 2026-11-30), and the test is not about them.
+    const items = [item(1, await brebSend(h, co, '3001112233', 40_000n))];
+    for (let i = 0; i < 25; i++) items.push(item(i + 2, await brebSend(h, co, `30011122${String(i).padStart(2, '0')}`, 40_000n)));
+    const b = await validated(co, items);
     const e = await failure(h.client.executeBatch({ batchId: b.id }, ctxOf(co.id)));
     expect(e.code).toBe('POLICY_REFUSED');
     expect(e.details).toMatchObject({ ruleId: 'huge-batch', code: 'TOO_MUCH' });

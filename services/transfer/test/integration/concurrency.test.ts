@@ -20,8 +20,10 @@ describe('concurrency', () => {
     // The race under test is the ledger's conditional debit. The 30 sends' account validations at the
     // rail are concurrent too: on a loaded 2-core machine (the e2e workspace runs beside) one can take
     // longer than the default 2 s provider timeout and answer ACH_RAIL_UNAVAILABLE before any reserve,
-    // so this file gives the rail the time a slow machine needs.
-    h = await startHarness({ transferEnv: { PROVIDER_HTTP_TIMEOUT_MS: '15000' } });
+    // so this file gives the rail the time a slow machine needs. The same for the 30 Reserves on the
+    // test's one-process ledger (a pool of 6): in a full run, with the e2e lane beside, 4 of them once
+    // passed the 5 s default and answered SERVICE_UNAVAILABLE (outcome unknown) instead of the refusal.
+    h = await startHarness({ transferEnv: { PROVIDER_HTTP_TIMEOUT_MS: '15000', LEDGER_DEADLINE_MS: '20000' } });
   });
   afterAll(async () => {
     await h?.stop();

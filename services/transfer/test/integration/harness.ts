@@ -106,7 +106,7 @@ export interface Harness {
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const tdb = await createTestDatabase('transfer');
   const namespace = testNamespace();
-  const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
+  const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const sandbox = await startSandbox({ databaseUrl: tdb.url, port: 0, env: { ...SANDBOX_ENV, ...opts.sandboxEnv } });
   const receiver = new CallbackReceiver();
   await receiver.start();

@@ -140,7 +140,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       const co = await newCompany(h, { breb: 1_000_000n, iva: true, brebFee: [500n, 0] });
       await until(
         async () => !exited && (await childClient.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found,
-        20_000,
+        60_000, // a fresh process: migrations and a mesh handshake; seconds alone, past 20 s beside a full run
         'the child to serve',
       );
       // A resolve through the child (for the holder), then the send that will hang at dispatch.
@@ -374,7 +374,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     const client = policyClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, `127.0.0.1:${port}`, 'transfer', transferAccess, 20_000);
     try {
       const co = await newCompany(h, { breb: 100_000n });
-      await until(async () => (await client.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found, 20_000, 'the child to serve');
+      await until(async () => (await client.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found, 60_000, 'the child to serve');
       const r = await client.resolveKey({ keyValue: '3005550009', keyType: 'AUTO' }, ctxOf(co.id));
       const inFlight = client.send(
         transferV1.SendRequest.fromPartial({

@@ -182,6 +182,7 @@ const COBRO_TYPES: Record<string, WebhookEventType> = {
   'cobro.paid': 'cobro.paid',
   'cobro.expired': 'cobro.expired',
   'cobro.cancelled': 'cobro.cancelled',
+  'cobro.payment_reversed': 'cobro.payment_reversed',
 };
 
 const COUNTERPARTY_TYPES: Record<string, WebhookEventType> = {

@@ -16,6 +16,7 @@ describe('money-exception kinds', () => {
       'REVERSED_WITHOUT_PAYMENT',
       'CREDIT_REFUSED',
       'REVERSAL_REFUSED',
+      'RETURN_CLOSE_REFUSED',
       'RETURN_REFUSED',
       'MISSING_AT_PROVIDER',
       'MISSING_IN_OUR_BOOKS',

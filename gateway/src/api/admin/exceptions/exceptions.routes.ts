@@ -15,7 +15,7 @@ export function adminExceptionsRoutes(exceptions: MoneyExceptions): AnyRoute[] {
       tags: ['Admin'],
       summary: 'Money exceptions, newest first',
       description:
-        "A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid; a credit the ledger refused for good, of a PSE deposit or of an inbound Bre-B payment to a collect key), or a reconciliation break (a provider's settlement report and our books disagree), kept until an operator resolves it. Nothing is deleted.",
+        "A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid; a credit the ledger refused for good, of a PSE deposit or of an inbound Bre-B payment to a collect key; a return (devolución) of a credited payment whose hold the ledger refused to close, parked: `RETURN_CLOSE_REFUSED`, its `resourceId` the return's id), or a reconciliation break (a provider's settlement report and our books disagree), kept until an operator resolves it. Nothing is deleted.",
       auth: { kind: 'admin' },
       query: ExceptionQuery,
       responses: {

@@ -8,6 +8,7 @@ import { Migration0007PaymentReturns } from './0007-payment-returns.js';
 import { Migration0008TraceContext } from './0008-trace-context.js';
 import { Migration0009CobroKeys } from './0009-cobro-keys.js';
 import { Migration0010DepositReturns } from './0010-deposit-returns.js';
+import { Migration0011ParkedReturnExceptions } from './0011-parked-return-exceptions.js';
 
 /** Every collect-key migration, in order. Append only. */
 export const collectKeyMigrations = [
@@ -21,4 +22,5 @@ export const collectKeyMigrations = [
   Migration0008TraceContext,
   Migration0009CobroKeys,
   Migration0010DepositReturns,
+  Migration0011ParkedReturnExceptions,
 ];

@@ -10,6 +10,8 @@ import { Migration0009Corrections } from './0009-corrections.js';
 import { Migration0010InflowReturns } from './0010-inflow-returns.js';
 import { Migration0011WalletMoves } from './0011-wallet-moves.js';
 import { Migration0012BalanceAlerts } from './0012-balance-alerts.js';
+import { Migration0013JournalChain } from './0013-journal-chain.js';
+import { Migration0014BalanceCheckpoints } from './0014-balance-checkpoints.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
@@ -25,4 +27,6 @@ export const ledgerMigrations = [
   Migration0010InflowReturns,
   Migration0011WalletMoves,
   Migration0012BalanceAlerts,
+  Migration0013JournalChain,
+  Migration0014BalanceCheckpoints,
 ];

@@ -12,6 +12,8 @@ import { Migration0011DepositReturns } from './0011-deposit-returns.js';
 import { Migration0012CobroAutoReturns } from './0012-cobro-auto-returns.js';
 import { Migration0013CobroAmountTolerance } from './0013-cobro-amount-tolerance.js';
 import { Migration0014CobroPaymentReturns } from './0014-cobro-payment-returns.js';
+import { Migration0015CobroPaymentReversals } from './0015-cobro-payment-reversals.js';
+import { Migration0016ParkedReturnExceptions } from './0016-parked-return-exceptions.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -29,4 +31,6 @@ export const depositMigrations = [
   Migration0012CobroAutoReturns,
   Migration0013CobroAmountTolerance,
   Migration0014CobroPaymentReturns,
+  Migration0015CobroPaymentReversals,
+  Migration0016ParkedReturnExceptions,
 ];

@@ -1,0 +1,269 @@
+// Cost at scale (issue 44; docs/benchmarks.md "Scale", docs/balance-checkpoints.md): in a scratch
+// database, the ledger's schema as its migrations leave it, filled through bulk statements that keep
+// every invariant: SCALE_COMPANIES companies (default 100,000) with both wallets, SCALE_POSTINGS
+// postings (default 10,000,000) of two entries each over the last 365 days, SCALE_LARGE_POSTINGS of
+// them (default 1,000,000) on one large company's BREB wallet. Each posting is queued for the
+// tamper-evident journal, as the posting statements leave it.
+//
+// Measured with the ledger's own code (its store, its checkpointer, its invariant check):
+//   - a balance at an instant (GetBalanceAt's query), p50/p99 over SCALE_SAMPLES calls (default
+//     2,000) at random instants of the year, for a typical company and for the large one: on the
+//     empty ledger (the same wallets, no postings), on the full one before any checkpoint (the sum
+//     from the beginning: the cost before this issue) and after the checkpointer's backfill pass;
+//   - the backfill pass (how long, rows written) and a pass with nothing new;
+//   - `ledger:check` (checkInvariants) on the full ledger, unless SCALE_CHECK=0;
+//   - a migration adding an indexed column to the postings, with a writer inserting meanwhile: its
+//     longest wait, the index built in the migration's transaction and online (docs/migrations.md).
+// Prints a JSON report; drops the database (SCALE_KEEP=1 keeps it and prints its name; SCALE_REUSE=<name>
+// measures a kept one again without filling it). SCALE_SLOW_SAMPLES (20): calls for the large company
+// before checkpoints, each of which reads its whole history.
+//   node test/bench/scale.mjs          (after `npx turbo run build`)
+//   BENCH_ONLY=scale node test/bench/run.mjs   (the same, as a phase of the bench)
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const imp = (p) => import(pathToFileURL(join(root, p)).href);
+
+const int = (name, dflt) => {
+  const v = Number(process.env[name] ?? dflt);
+  if (!Number.isInteger(v) || v < 0) throw new Error(`${name} must be a whole number (got ${process.env[name]})`);
+  return v;
+};
+
+/** Runs the scale measurements; returns the report (also what the CLI prints). */
+export async function runScaleBench(opts = {}) {
+  const { Database, createLogger } = await import('@wallet/platform');
+  const { ledgerMigrations } = await imp('services/ledger/dist/persistence/migrations/index.js');
+  const { SqlLedgerStore } = await imp('services/ledger/dist/persistence/ledger.store.js');
+  const { CheckpointStore } = await imp('services/ledger/dist/persistence/checkpoint.store.js');
+  const { BalanceCheckpointer } = await imp('services/ledger/dist/app/balance-checkpoints.js');
+  const { checkInvariants } = await imp('services/ledger/dist/persistence/invariants.js');
+
+  const COMPANIES = opts.companies ?? int('SCALE_COMPANIES', 100_000);
+  const POSTINGS = opts.postings ?? int('SCALE_POSTINGS', 10_000_000);
+  const LARGE = Math.min(POSTINGS, opts.large ?? int('SCALE_LARGE_POSTINGS', 1_000_000));
+  const SAMPLES = opts.samples ?? int('SCALE_SAMPLES', 2_000);
+  const CHECK = (process.env.SCALE_CHECK ?? '1') !== '0';
+  const KEEP = process.env.SCALE_KEEP === '1' || !!process.env.SCALE_REUSE;
+  /** A database a previous run kept (SCALE_KEEP=1) or left behind, filled with these sizes: measured again, not filled. */
+  const REUSE = process.env.SCALE_REUSE;
+  /** Calls for the large company before checkpoints: each reads its whole history (seconds each at 1,000,000). */
+  const SLOW_SAMPLES = int('SCALE_SLOW_SAMPLES', 20);
+  const say = opts.log ?? ((m) => console.error(`[scale] ${m}`));
+  if (COMPANIES < 2) throw new Error('SCALE_COMPANIES must be at least 2');
+
+  const base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+  const name = REUSE ?? `scale_bench_${process.pid}`;
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  if (!REUSE) await admin.query(`create database ${name}`);
+  const log = createLogger('scale-bench', 'warn');
+  let db;
+  try {
+    db = await Database.open({ url: url.toString(), schema: 'ledger', migrations: ledgerMigrations, logger: log, poolMax: 4 });
+    await db.migrate();
+    const store = new SqlLedgerStore(db);
+    const company = (k) => `md5('scale-' || ${k})::uuid::text`;
+    const [{ large }] = await db.query(`select ${company(0)} as large`);
+
+    let t = performance.now();
+    if (REUSE) {
+      // measured again from the start: no checkpoint, nothing of an earlier run's migration test
+      await db.query('delete from ledger.balance_checkpoints');
+      await db.query('update ledger.balance_checkpoint_progress set through = null, target = null, after_company = null, after_rail = null');
+      for (const c of ['bench_old', 'bench_new']) await db.query(`alter table ledger.postings drop column if exists ${c}`);
+      await db.query("delete from ledger.postings where idempotency_key like 'scale-writer-%'");
+    } else
+      await db.query(
+        `insert into ledger.wallets (company_id, rail) select ${company('k')}, r from generate_series(0, ?::int - 1) k, unnest(array['BREB', 'ACH']) r`,
+        [COMPANIES],
+      );
+    await db.query('analyze ledger.wallets');
+    if (!REUSE) say(`${COMPANIES.toLocaleString('en')} companies, two wallets each, in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    // The instants asked: random over the year (the same ones at every stage), and companies chosen at random.
+    const yearMs = 365 * 86_400_000;
+    const now = Date.now();
+    let seed = 42;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const typical = Array.from({ length: SAMPLES }, () => ({
+      k: 1 + Math.floor(rand() * (COMPANIES - 1)),
+      rail: rand() < 1 / 3 ? 'ACH' : 'BREB',
+      at: new Date(now - 120_000 - Math.floor(rand() * yearMs)).toISOString(),
+    }));
+    const largeAt = Array.from({ length: SAMPLES }, () => new Date(now - 120_000 - Math.floor(rand() * yearMs)).toISOString());
+    // md5('scale-' || k)::uuid::text, as the statements name company k
+    const idOf = {
+      get: (k) =>
+        createHash('md5')
+          .update(`scale-${k}`)
+          .digest('hex')
+          .replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5'),
+    };
+    if (idOf.get(0) !== large) throw new Error(`company ids: ${idOf.get(0)} is not ${large}`);
+
+    const quantiles = (ms) => {
+      const s = [...ms].sort((a, b) => a - b);
+      const q = (p) => +s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(3);
+      return { p50: q(0.5), p99: q(0.99), max: +s.at(-1).toFixed(3), n: s.length };
+    };
+    /** `largeCalls`: fewer calls for the large company where each reads its whole history (no checkpoint yet). */
+    const measure = async (largeCalls = SAMPLES) => {
+      const out = {};
+      for (const [label, calls] of [
+        ['typical', typical.map((s) => () => store.balanceAt(idOf.get(s.k), s.rail, s.at))],
+        ['large', largeAt.slice(0, largeCalls).map((at) => () => store.balanceAt(large, 'BREB', at))],
+      ]) {
+        for (const c of calls.slice(0, Math.min(50, calls.length / 4))) await c(); // warm the pool, the plan cache and the buffers
+        const ms = [];
+        for (const c of calls) {
+          const t0 = performance.now();
+          await c();
+          ms.push(performance.now() - t0);
+        }
+        out[label] = quantiles(ms);
+      }
+      return out;
+    };
+
+    const report = { companies: COMPANIES, postings: POSTINGS, largePostings: LARGE, samples: SAMPLES, balanceAt: {} };
+    if (!REUSE) {
+      report.balanceAt.empty = await measure();
+      say(`balance at an instant, empty ledger: ${JSON.stringify(report.balanceAt.empty)}`);
+
+      // The postings, in chunks: the large company's first, then the others spread over the companies.
+      t = performance.now();
+      const CHUNK = 250_000;
+      for (let done = 0; done < POSTINGS; done += CHUNK) {
+        const n = Math.min(CHUNK, POSTINGS - done);
+        await db.query(
+          `with s as (
+           select gen_random_uuid() as id, g,
+                  case when g <= ?::bigint then 0 else 1 + ((g * 2654435761) % (?::bigint - 1)) end as k,
+                  now() - interval '2 minutes' - random() * interval '365 days' as at
+             from generate_series(?::bigint + 1, ?::bigint) g),
+         c as (select s.*, ${company('s.k')} as company_id, case when s.k <> 0 and s.g % 3 = 0 then 'ACH' else 'BREB' end as rail from s),
+         p as (insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
+               select id, 'scale-' || g, 'h', 'credit', company_id, rail, at from c),
+         e as (insert into ledger.entries (posting_id, seq, account, amount)
+               select id, 1, 'funding', -(100 + g % 900) from c
+               union all
+               select id, 2, 'wallet_available:' || company_id || ':' || rail, 100 + g % 900 from c)
+         insert into ledger.journal_queue (posting_id) select id from c order by at`,
+          [LARGE, COMPANIES, done, done + n],
+        );
+        if ((done / CHUNK) % 8 === 7) say(`${(done + n).toLocaleString('en')} postings…`);
+      }
+      // The wallets as the postings left them (invariant 2: the row equals the journal, version = postings).
+      await db.query(
+        `update ledger.wallets w set available_cents = a.total, version = a.n
+         from (select split_part(account, ':', 2) as company_id, split_part(account, ':', 3) as rail, sum(amount) as total, count(*) as n
+                 from ledger.entries where starts_with(account, 'wallet_available:') group by 1, 2) a
+        where w.company_id = a.company_id and w.rail = a.rail`,
+      );
+      await db.query('vacuum analyze ledger.postings');
+      await db.query('vacuum analyze ledger.entries');
+      await db.query('analyze ledger.wallets');
+      report.generateSeconds = +((performance.now() - t) / 1000).toFixed(1);
+    }
+    const [size] = await db.query(`select pg_total_relation_size('ledger.postings') as postings, pg_total_relation_size('ledger.entries') as entries`);
+    report.sizesMiB = { postings: Math.round(Number(size.postings) / 1048576), entries: Math.round(Number(size.entries) / 1048576) };
+    say(
+      `${POSTINGS.toLocaleString('en')} postings${REUSE ? ` (in ${REUSE})` : ` generated in ${report.generateSeconds} s`} (${JSON.stringify(report.sizesMiB)} MiB)`,
+    );
+
+    report.balanceAt.fullBeforeCheckpoints = await measure(Math.min(SAMPLES, SLOW_SAMPLES));
+    say(`balance at an instant, full ledger, no checkpoint: ${JSON.stringify(report.balanceAt.fullBeforeCheckpoints)}`);
+
+    const checkpointer = new BalanceCheckpointer(new CheckpointStore(db), { intervalMs: 3_600_000, marginSeconds: 60 }, log);
+    t = performance.now();
+    const pass = await checkpointer.run();
+    report.backfill = { seconds: +((performance.now() - t) / 1000).toFixed(1), wallets: pass.wallets, written: pass.written, through: pass.through };
+    t = performance.now();
+    const again = await checkpointer.run();
+    report.idlePass = { seconds: +((performance.now() - t) / 1000).toFixed(2), written: again.written };
+    await db.query('analyze ledger.balance_checkpoints');
+    const [cps] = await db.query(`select pg_total_relation_size('ledger.balance_checkpoints') as bytes, count(*)::int as n from ledger.balance_checkpoints`);
+    report.checkpoints = { rows: cps.n, mib: Math.round(Number(cps.bytes) / 1048576) };
+    say(
+      `checkpoint backfill: ${JSON.stringify(report.backfill)}; a pass with nothing new: ${JSON.stringify(report.idlePass)}; ${JSON.stringify(report.checkpoints)}`,
+    );
+
+    report.balanceAt.fullWithCheckpoints = await measure();
+    say(`balance at an instant, full ledger, with checkpoints: ${JSON.stringify(report.balanceAt.fullWithCheckpoints)}`);
+
+    if (CHECK) {
+      t = performance.now();
+      const inv = await checkInvariants(db);
+      report.ledgerCheck = { seconds: +((performance.now() - t) / 1000).toFixed(1), violations: inv.violations.length, postings: String(inv.postings) };
+      say(`ledger:check (full): ${JSON.stringify(report.ledgerCheck)}${inv.violations.length ? `\n${inv.violations.slice(0, 5).join('\n')}` : ''}`);
+    }
+    // A migration that adds an indexed column to the postings (docs/migrations.md), while a writer
+    // inserts postings one at a time: the writer's longest wait, the old way (column and index in the
+    // migration's transaction) and the rules' way (the column in the migration, the index online).
+    const writerDuring = async (work) => {
+      const w = new pg.Client({ connectionString: url.toString() });
+      await w.connect();
+      let stop = false;
+      const waits = [];
+      const writer = (async () => {
+        for (let i = 0; !stop; i++) {
+          const t0 = performance.now();
+          await w.query(
+            `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail) values (gen_random_uuid(), $1, 'h', 'credit', $2, 'BREB')`,
+            [`scale-writer-${process.pid}-${Date.now()}-${i}`, large],
+          );
+          waits.push(performance.now() - t0);
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 500));
+      const t0 = performance.now();
+      await work();
+      const seconds = (performance.now() - t0) / 1000;
+      await new Promise((r) => setTimeout(r, 500));
+      stop = true;
+      await writer;
+      await w.end();
+      return { seconds: +seconds.toFixed(1), writes: waits.length, longestWriteWaitMs: Math.round(Math.max(...waits)), p99WriteMs: quantiles(waits).p99 };
+    };
+    const m = new pg.Client({ connectionString: url.toString() });
+    await m.connect();
+    try {
+      report.migration = {};
+      report.migration.inTransaction = await writerDuring(async () => {
+        await m.query('begin');
+        await m.query('alter table ledger.postings add column bench_old text');
+        await m.query('create index postings_bench_old_idx on ledger.postings (bench_old)');
+        await m.query('commit');
+      });
+      say(`a column and its index in the migration's transaction: ${JSON.stringify(report.migration.inTransaction)}`);
+      report.migration.online = await writerDuring(async () => {
+        await m.query('begin');
+        await m.query('alter table ledger.postings add column bench_new text');
+        await m.query('commit');
+        await db.buildOnlineIndex({ name: 'postings_bench_new_idx', on: 'ledger.postings (bench_new)' });
+      });
+      say(`the column in the migration, the index online: ${JSON.stringify(report.migration.online)}`);
+    } finally {
+      await m.end();
+    }
+
+    if (KEEP) say(`kept the database ${name}`);
+    return report;
+  } finally {
+    await db?.close();
+    if (!KEEP) await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const report = await runScaleBench();
+  console.log(JSON.stringify(report, null, 2));
+  if (report.ledgerCheck && report.ledgerCheck.violations > 0) process.exitCode = 1;
+}
