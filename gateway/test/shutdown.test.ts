@@ -3,21 +3,10 @@ import { request as httpRequest } from 'node:http';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { devMeshTls, startGrpcServer, type GrpcServerHandle } from '@wallet/platform';
-import { eventually } from '@wallet/platform/testing';
+import { eventually, freePort } from '@wallet/platform/testing';
 import { startStack, type Stack } from './support/stack.js';
 
 const GATEWAY_DIR = fileURLToPath(new URL('..', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let stack: Stack;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { createTestDatabase, deleteNamespaceStreams, freePort, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
 import { startTransfer } from '@wallet/transfer/testing';
@@ -24,18 +24,6 @@ export interface Stack {
   /** Starts another gateway on the same database and ledger (other settings). */
   extraGateway(env: Record<string, string>): Promise<StartedGateway>;
   stop(): Promise<void>;
-}
-
-/** A port free right now on loopback (the gateway's, known before the services that call it back start). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -206,3 +206,4 @@ export { productionSecretFailures } from './production-secrets.js';
 export { captureLogs, type CapturedLogs } from './capture-logs.js';
 export { CANONICAL_JSON_INPUTS, CODE_UNIT_ORDER_GOLDEN } from './canonical-json-inputs.js';
 export { recordSpans, type RecordedSpans } from './recorded-spans.js';
+export { freePort } from './free-port.js';

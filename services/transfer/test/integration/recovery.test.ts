@@ -28,7 +28,7 @@ import {
 } from './harness.js';
 import { transferAccess } from '../../src/grpc/transfer.handlers.js';
 import { devMeshTls } from '@wallet/platform';
-import { policyClient } from '@wallet/platform/testing';
+import { freePort, policyClient } from '@wallet/platform/testing';
 
 /** Limits no test send reaches (the store's own limit rule is tested in limits tests). */
 const NO_LIMITS = { daily: 10n ** 15n, monthly: 10n ** 15n };
@@ -55,14 +55,6 @@ async function blackHole(): Promise<{ port: number; requests: () => number; clos
         server.close(() => r());
       }),
   };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const addr = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return typeof addr === 'object' && addr ? addr.port : 0;
 }
 
 async function until<T>(fn: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
