@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { devMeshTls, startGrpcServer, type GrpcServerHandle } from '@wallet/platform';
 import { eventually, freePort } from '@wallet/platform/testing';

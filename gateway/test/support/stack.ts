@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { createTestDatabase, deleteNamespaceStreams, freePort, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
