@@ -108,6 +108,7 @@ export type AppConfig = Pick<
   | 'rateLimit'
   | 'idempotencyKeyTtlSeconds'
   | 'transferSendDeadlineMs'
+  | 'batchExecuteDeadlineMs'
   | 'reconciliationRerunDeadlineMs'
 > & {
   admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
@@ -243,7 +244,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...receiptRoutes(receipt),
     ...receiptVerificationRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
-    ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
+    ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.batchExecuteDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
     ...depositReturnRoutes(collectKey, deposit),

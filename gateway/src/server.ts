@@ -229,6 +229,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
       clock: schedulerClock,
       log: log.child({ component: 'scheduler' }),
       sendDeadlineMs: config.transferSendDeadlineMs,
+      batchExecuteDeadlineMs: config.batchExecuteDeadlineMs,
       runGiveUpSeconds: config.scheduler.runGiveUpSeconds,
       onEvent: () => relay.nudge(),
     }),

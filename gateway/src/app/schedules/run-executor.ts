@@ -51,6 +51,8 @@ export interface RunExecutorDeps {
   clock: SchedulerClock;
   log: Logger;
   sendDeadlineMs: number;
+  /** A bulk payout's execute (BATCH_EXECUTE_DEADLINE_MS): it grows with the batch. */
+  batchExecuteDeadlineMs: number;
   runGiveUpSeconds: number;
   /** Called after a run's outcome (and its event) committed: the outbox relay looks at once. */
   onEvent: () => void;
@@ -140,7 +142,7 @@ export class RunExecutor {
     const batch = created.batch!;
     if (batch.state === 'REJECTED') return { kind: 'failed', code: BATCH_REJECTED.code, message: BATCH_REJECTED.message, amountCents };
     try {
-      const b = await deps.transfer.executeBatch({ batchId: batch.id }, call, { deadlineMs: deps.sendDeadlineMs });
+      const b = await deps.transfer.executeBatch({ batchId: batch.id }, call, { deadlineMs: deps.batchExecuteDeadlineMs });
       return { kind: 'started', transferId: null, moveId: null, batchId: b.id, amountCents, status: b.state };
     } catch (err) {
       if (err instanceof AppError && !TRANSIENT.has(err.code)) {

@@ -25,7 +25,10 @@ import {
 describe('multi-signature approvals', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '3600' } });
+    // The file is about signatures, not latency: in a full run (the e2e lane beside, 2 cores) a Reserve on the
+    // test's one-process ledger once took more than the 5 s default and the send was answered unconfirmed (the
+    // documented answer, nothing accepted). The ledger deadline a slow machine needs, as in concurrency.test.ts.
+    h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '3600', LEDGER_DEADLINE_MS: '20000' } });
   });
   afterAll(async () => {
     await h?.stop();
