@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import mt940 from 'mt940js';
-import { instantFromDate } from '@wallet/platform';
+import pg from 'pg';
+import { createAsyncClient, devMeshTls, instantFromDate, signPayload } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
 import { eventually } from '@wallet/platform/testing';
 import { STATEMENT_ENTRIES, statementCamt053, statementMt940, type StatementDocument } from '@wallet/gateway/testing';
 import { camt053SchemaErrors, camtCents, expectCamtMatchesJson, parseCamt053, signedCents, type CamtEntry } from '../support/camt053.js';
@@ -71,13 +73,24 @@ async function checkBankFormats(json: StatementDocument, camtXml: string, mt940T
  * transfer, pse-deposit, collect-key, ledger, sandbox rails): credits, completed sends on Bre-B and
  * ACH with fees, a failed send and its money back, PSE payments (one reversed by the provider and
  * one partly refunded), an inbound Bre-B payment to a collect key and its partial return, a move
- * between the company's wallets. Both wallets' statements in JSON, camt.053 (XSD-validated by
+ * between the company's wallets, a fee charged alone, and a payout the rail made after we released
+ * it, written off by an operator. Both wallets' statements in JSON, camt.053 (XSD-validated by
  * libxml2, read by fast-xml-parser) and MT940 (read by mt940js): balances and lines equal.
  *
- * FEE_CHARGE and CORRECTION lines are in the JSON's vocabulary, but no flow of the product posts one
- * on a wallet today (the ledger's ChargeFee RPC has no caller; the only correcting entries, a payout
- * write-off and a clearing adjustment, move no company wallet): the last case checks them, with
- * every other entry, on a statement built from JSON lines.
+ * FEE_CHARGE: no flow of the product asks for one (no route of the gateway, /admin included, and no
+ * service calls the ledger's ChargeFee RPC; its access policy admits only the `transfer` identity,
+ * not an operator's `ops` nor `gateway:admin`). So the real ChargeFee RPC is called here over the
+ * mesh as its one admitted caller would (the `transfer` client certificate, the company in the call
+ * metadata): a real FEE_CHARGE movement and posting, read back through the gateway's statement.
+ *
+ * CORRECTION: the product's only correcting entry of a company is an operator's write-off of a
+ * payout the rail made after we released it (POST /admin/exceptions/{id}/resolve `write_off`, posted
+ * by the transfer service with the ledger's PostCorrection, kind `correction`); it moves
+ * operational_losses against rail_clearing, no wallet of the company (the company keeps its refund),
+ * so it is no statement line: one is made here and the statement is shown to hold none. No RPC of
+ * the ledger posts a correction on a wallet (PostCorrection's one type is WRITE_OFF_PAYOUT;
+ * PostClearingAdjustment and ReverseCorrection move clearing accounts only), so a CORRECTION line,
+ * each way, is checked only on the statement built from JSON lines in the last case.
  */
 describe('a statement with every kind of movement, in camt.053 and MT940', () => {
   let stack: Stack;
@@ -119,9 +132,19 @@ describe('a statement with every kind of movement, in camt.053 and MT940', () =>
   let tEnd: string;
   const ids: Record<string, string> = {};
   const ACH_DESCRIPTION = 'Factura <77> & "cía" — pago';
+  let sql: pg.Client;
+  /** The ledger over the mesh as the transfer service calls it (the one identity ChargeFee admits). */
+  let asTransfer: Stack['ledgerClient'];
+  let writeOff: { exceptionId: string; transferId: string };
 
   beforeAll(async () => {
-    stack = await startStack({ transfers: true, deposits: true, collectKeys: true });
+    // The Bre-B rail confirms after 4 s: time to fail a send on our side (a signed callback) before the rail pays it.
+    stack = await startStack({ transfers: true, deposits: true, collectKeys: true, sandboxEnv: { SANDBOX_BREB_CONFIRM_MS: '4000' } });
+    sql = new pg.Client({ connectionString: stack.databaseUrl });
+    await sql.connect();
+    asTransfer = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, stack.ledger.address, {
+      mesh: { tls: devMeshTls('transfer'), server: 'ledger' },
+    });
     co = await stack.provision('Todo Tipo de Movimientos S.A.S.', { taxRegime: 'COMMON', nit: NIT });
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
     for (const [op, fee] of [
@@ -169,6 +192,39 @@ describe('a statement with every kind of movement, in camt.053 and MT940', () =>
     expect(breb.status).toBe(201);
     ids.breb = breb.body.id;
     expect((await settled(ids.breb!)).status).toBe('COMPLETED');
+    // A Bre-B send our side fails first (a signed FAILED callback: its money back), which the rail then
+    // pays: a RAIL_COMPLETED_AFTER_RELEASE exception, written off below once the rail has paid.
+    const late = await post('/transfers/send', {
+      amount: 20_000,
+      reference: 'pago-breb-tarde',
+      destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+      targetName: key.body.recipient.fullName,
+      targetDocument: key.body.recipient.idValue,
+    });
+    expect(late.status).toBe(201);
+    ids.late = late.body.id;
+    const providerId = await eventually(
+      async () =>
+        (await sql.query(`select provider_transfer_id from transfer.transfers where id = $1`, [ids.late])).rows[0]?.provider_transfer_id as string | undefined,
+      10_000,
+      50,
+    );
+    const failed = JSON.stringify({
+      eventId: `evt-${randomUUID()}`,
+      transactionId: ids.late,
+      providerTransferId: providerId,
+      rail: 'BREB',
+      status: 'FAILED',
+      errorMessage: 'Rechazada',
+      occurredAt: new Date().toISOString(),
+    });
+    const cb = await fetch(`${stack.gateway.url}/webhooks/rails/breb`, {
+      method: 'POST',
+      body: failed,
+      headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', failed, Math.floor(Date.now() / 1000)) },
+    });
+    expect(cb.status).toBe(200);
+    expect((await settled(ids.late!)).status).toBe('FAILED');
     // PSE payments to the ACH wallet: one paid (then partly refunded), one paid then reversed by the provider.
     for (const [name, amountCents] of [
       ['pseA', 500_000],
@@ -215,13 +271,42 @@ describe('a statement with every kind of movement, in camt.053 and MT940', () =>
       { 'Idempotency-Key': `move-${randomUUID()}` },
     );
     expect(move.status).toBe(201);
+    // A fee charged alone (FEE_CHARGE): the ledger's real ChargeFee over the mesh, as its one admitted
+    // caller (see above); an operator's identity is refused by the ledger's access policy.
+    const charge = {
+      idempotencyKey: `cuota-${randomUUID()}`,
+      rail: ledgerV1.Rail.ACH,
+      operation: ledgerV1.FeeOperation.ACH_OUTFLOW,
+      feeCents: 10_000n,
+      ivaCents: 1_900n,
+      reference: 'cuota-manejo-11',
+      description: 'Cuota de manejo mensual',
+    };
+    await expect(stack.ledgerClient.chargeFee(charge, { requestId: randomUUID(), companyId: co.id, actor: 'ops' })).rejects.toMatchObject({
+      code: 'CALLER_NOT_ALLOWED',
+    });
+    const fee = await asTransfer.chargeFee(charge, { requestId: randomUUID(), companyId: co.id, actor: 'service:transfer' });
+    expect(fee.replayed).toBe(false);
+    ids.fee = fee.movement!.id;
+    // The late send: the rail has paid it by now; the operator writes it off (the company keeps its refund).
+    const exception = await eventually(
+      async () =>
+        ((await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=RAIL_COMPLETED_AFTER_RELEASE&limit=100')).body.items as any[]).find(
+          (e) => e.resourceId === ids.late,
+        ),
+      20_000,
+      200,
+    );
+    const resolved = await stack.admin('POST', `/admin/exceptions/${exception.id}/resolve`, { action: 'write_off', note: 'El riel pagó después de liberar' });
+    expect([resolved.status, resolved.body.status]).toEqual([200, 'RESOLVED']);
+    writeOff = { exceptionId: exception.id, transferId: ids.late! };
 
     // Every posting in before `tEnd`: the balances are the sums below.
     await eventually(
       async () => {
         const w = (await get('/wallets/balance')).body.wallets as Array<{ rail: string; availableCents: string; pendingOutCents: string }>;
         const by = Object.fromEntries(w.map((x) => [x.rail, `${x.availableCents}/${x.pendingOutCents}`]));
-        return by.ACH === '2122503/0' && by.BREB === '1068691/0' ? true : undefined;
+        return by.ACH === '2110603/0' && by.BREB === '1068691/0' ? true : undefined;
       },
       20_000,
       100,
@@ -229,6 +314,8 @@ describe('a statement with every kind of movement, in camt.053 and MT940', () =>
     tEnd = await mark();
   }, 180_000);
   afterAll(async () => {
+    asTransfer?.close();
+    await sql?.end();
     await stack?.stop();
   });
   afterEach(async () => {
@@ -249,25 +336,45 @@ describe('a statement with every kind of movement, in camt.053 and MT940', () =>
       ['TRANSFER_IN_REVERSED', 'PSE', '-295240', '-4000', '-760'],
       ['TRANSFER_OUT', 'PSE', '-100000', '0', '0'], // the refund: no fee
       ['WALLET_MOVE_OUT', 'ACH', '-70000', '0', '0'],
+      ['FEE_CHARGE', 'ACH', '-11900', '10000', '1900'], // the fee charged alone: fee + IVA out
     ]);
     expect(view(breb)).toEqual([
       ['CREDIT', 'BREB', '1000000', '0', '0'],
       ['TRANSFER_OUT', 'BREB', '-50119', '100', '19'],
+      ['TRANSFER_OUT', 'BREB', '-20119', '100', '19'], // the send the rail paid after we released it
+      ['TRANSFER_OUT_RETURNED', 'BREB', '20119', '-100', '-19'], // its money back; its write-off is no line
       ['TRANSFER_IN', 'BREB', '78810', '1000', '190'],
       ['TRANSFER_OUT', 'BREB', '-30000', '0', '0'], // the return to the payer
       ['WALLET_MOVE_IN', 'BREB', '70000', '0', '0'],
     ]);
-    expect(ach.lines.map((l) => l.movementId)).toEqual(expect.arrayContaining([ids.achOk, ids.achBad, ids.pseRefund]));
-    expect(breb.lines.map((l) => l.movementId)).toEqual(expect.arrayContaining([ids.breb, ids.brebReturn]));
+    expect(ach.lines.map((l) => l.movementId)).toEqual(expect.arrayContaining([ids.achOk, ids.achBad, ids.pseRefund, ids.fee]));
+    expect(breb.lines.map((l) => l.movementId)).toEqual(expect.arrayContaining([ids.breb, ids.brebReturn, ids.late]));
+    const feeLine = ach.lines.find((l) => l.movementId === ids.fee)!;
+    expect(feeLine).toMatchObject({
+      movementType: 'FEE_CHARGE',
+      movementStatus: 'COMPLETED',
+      reference: 'cuota-manejo-11',
+      description: 'Cuota de manejo mensual',
+    });
     expect([ach.opening.availableCents, ach.closing.availableCents, breb.opening.availableCents, breb.closing.availableCents]).toEqual([
       '0',
-      '2122503',
+      '2110603',
       '0',
       '1068691',
     ]);
-    // The kinds the product makes, across both wallets: every entry but FEE_CHARGE and CORRECTION (see above).
+    // The operator's write-off is a real correcting entry of this company, in the period, on no wallet:
+    // operational losses against Bre-B clearing, so neither statement has a line of it.
+    const corrections = await sql.query(
+      `select p.id::text as id, array_agg(e.account order by e.account) as accounts
+         from ledger.postings p join ledger.entries e on e.posting_id = p.id
+        where p.kind = 'correction' and p.company_id = $1 and p.corrects = $2 group by p.id`,
+      [co.id, `breb:our:${writeOff.transferId}`],
+    );
+    expect(corrections.rows.map((r) => r.accounts)).toEqual([['operational_losses', 'rail_clearing:BREB']]);
+    expect([...ach.lines, ...breb.lines].map((l) => l.postingId)).not.toContain(corrections.rows[0].id);
+    // The kinds the product makes, across both wallets: every entry but CORRECTION, which no flow posts on a wallet (see above).
     const kinds = new Set([...ach.lines, ...breb.lines].map((l) => l.entry));
-    expect(STATEMENT_ENTRIES.filter((e) => !kinds.has(e))).toEqual(['FEE_CHARGE', 'CORRECTION']);
+    expect(STATEMENT_ENTRIES.filter((e) => !kinds.has(e))).toEqual(['CORRECTION']);
   });
 
   it.each(['ACH', 'BREB'])('%s: camt.053 (XSD, fast-xml-parser) and MT940 (mt940js) carry the JSON statement’s balances and lines', async (rail) => {
@@ -285,8 +392,8 @@ describe('a statement with every kind of movement, in camt.053 and MT940', () =>
       const payer = st.Ntry[4]!.NtryDtls.TxDtls.RltdPties?.Dbtr?.Pty?.Nm;
       expect(payer).toBe(json.lines[4]!.counterparty);
     } else {
-      expect(st.Ntry[2]!.NtryDtls.TxDtls.RltdPties?.Dbtr?.Pty?.Nm).toBe('Pedro Pérez');
-      expect(st.Ntry[3]!.NtryDtls.TxDtls.RltdPties?.Cdtr?.Pty?.Nm).toBe('Pedro Pérez');
+      expect(st.Ntry[4]!.NtryDtls.TxDtls.RltdPties?.Dbtr?.Pty?.Nm).toBe('Pedro Pérez');
+      expect(st.Ntry[5]!.NtryDtls.TxDtls.RltdPties?.Cdtr?.Pty?.Nm).toBe('Pedro Pérez');
     }
   });
 
