@@ -6,10 +6,14 @@
 // Run after changing a subject or an event message:  node gateway/scripts/asyncapi.mjs
 // test/deploy/event-catalogue.test.ts fails when the committed files differ from a fresh run, or when
 // the services can publish a subject the registry lacks (or the registry lists one nobody publishes).
+// Every subject has an example event in ./asyncapi-examples.mjs (its message's `examples`, one per
+// subject): generation fails when a subject has none or an example names no subject, and the test
+// validates each against its message's schemas.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import protobuf from 'protobufjs';
+import { EXAMPLES, exampleHeaders } from './asyncapi-examples.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const ASYNCAPI_JSON = join(repo, 'gateway', 'src', 'openapi', 'assets', 'asyncapi.json');
@@ -373,7 +377,18 @@ export function buildAsyncApiDocument(version = readVersion()) {
       headers: { $ref: '#/components/schemas/CloudEventHeaders' },
       payload: { $ref: `#/components/schemas/${schemaName(type.fullName)}` },
       'x-proto-message': schemaName(type.fullName),
+      examples: [],
     };
+    const example = EXAMPLES[subject];
+    if (!example) throw new Error(`no example for ${subject}: add one to gateway/scripts/asyncapi-examples.mjs`);
+    const source = example.source ?? publishers[0];
+    if (!publishers.includes(source)) throw new Error(`the example of ${subject} names ${source}, which does not publish it`);
+    messages[messageId].examples.push({
+      name: subject,
+      summary: example.summary,
+      headers: exampleHeaders(subject, source, example.payload),
+      payload: example.payload,
+    });
     channels[subject] = {
       address: subject,
       title: subject,
@@ -390,6 +405,8 @@ export function buildAsyncApiDocument(version = readVersion()) {
       messages: [{ $ref: `#/channels/${subject}/messages/${messageId}` }],
     };
   }
+  const stray = Object.keys(EXAMPLES).filter((subject) => !channels[subject]);
+  if (stray.length) throw new Error(`examples for subjects the registry lacks: ${stray.join(', ')}`);
   return {
     asyncapi: '3.0.0',
     id: 'urn:payments-wallet:events',
@@ -450,16 +467,26 @@ export function renderMarkdown(doc) {
   out.push('How to consume the events (streams, de-duplication, ordering): [events.md](events.md); a consumer to copy:');
   out.push('[examples/subscriber](examples/subscriber/README.md).', '');
   out.push(doc.info.description, '');
+  out.push(
+    "Every subject has an example event (its message's `examples` in the JSON document, one per subject, named by the subject;",
+    '[below](#examples)): a realistic payload exactly as the service encodes it, and its headers. They live in',
+    '`gateway/scripts/asyncapi-examples.mjs`; generation fails when a subject has none, and test/deploy/event-catalogue.test.ts',
+    "validates each payload and its headers against its message's schemas (Ajv) and round-trips it through the generated proto code.",
+    '',
+  );
   out.push('## Headers', '', '| Header | Required | Meaning |', '|---|---|---|');
   const h = doc.components.schemas.CloudEventHeaders;
   for (const [k, v] of Object.entries(h.properties)) {
     out.push(`| \`${k}\` | ${h.required.includes(k) ? 'yes' : 'no'} | ${v.description ?? (v.const ? `\`${v.const}\`` : '')} |`);
   }
+  const exampleHeading = (subject) => `Example: \`${subject}\``;
   out.push('', '## Subjects', '', '| Subject | Stream | Publisher | Payload | When |', '|---|---|---|---|---|');
   for (const ch of Object.values(doc.channels)) {
     const msg = Object.values(ch.messages)[0].$ref.split('/').pop();
     const payload = schemaRef(doc.components.messages[msg].payload);
-    out.push(`| \`${ch.address}\` | \`${ch['x-stream']}\` | ${ch['x-publishers'].join(', ')} | [\`${msg}\`](#${anchor(payload)}) | ${ch.summary} |`);
+    out.push(
+      `| [\`${ch.address}\`](#${anchor(exampleHeading(ch.address))}) | \`${ch['x-stream']}\` | ${ch['x-publishers'].join(', ')} | [\`${msg}\`](#${anchor(payload)}) | ${ch.summary} |`,
+    );
   }
   out.push('', '## Payloads', '');
   for (const [name, s] of Object.entries(doc.components.schemas)) {
@@ -475,6 +502,16 @@ export function renderMarkdown(doc) {
       out.push(`| \`${f}\` | ${typeText(p)} | ${p['x-proto-optional'] ? 'yes' : ''} | ${(p.description ?? '').replace(/\|/g, '\\|')} |`);
     }
     out.push('');
+  }
+  out.push('## Examples', '', 'One event per subject, as a subscriber receives it. The headers of the first:', '');
+  const examples = new Map();
+  for (const m of Object.values(doc.components.messages)) for (const e of m.examples) examples.set(e.name, { message: m.name, ...e });
+  const first = examples.get(Object.keys(doc.channels)[0]);
+  out.push('```json', JSON.stringify(first.headers, null, 2), '```', '');
+  for (const subject of Object.keys(doc.channels)) {
+    const e = examples.get(subject);
+    out.push(`### ${exampleHeading(subject)}`, '', `${e.summary} Payload \`${e.message}\`, from \`${e.headers['ce-source']}\`.`, '');
+    out.push('```json', JSON.stringify(e.payload, null, 2), '```', '');
   }
   return (
     out

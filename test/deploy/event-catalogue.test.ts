@@ -1,8 +1,9 @@
 // The event catalogue (AsyncAPI 3, served by the gateway at /asyncapi.json, rendered in
 // docs/asyncapi.md) stays in step with what the services publish: the committed files equal a fresh
 // generation from the protos; the document is valid AsyncAPI 3.0; its subjects are exactly the ones
-// the publishing services' code can emit; and real payloads (the generated proto code's toJSON)
-// match its JSON Schemas.
+// the publishing services' code can emit; real payloads (the generated proto code's toJSON) match its
+// JSON Schemas; and every message carries an example per subject (gateway/scripts/asyncapi-examples.mjs)
+// that its schemas accept and that the generated code encodes to itself.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
@@ -10,11 +11,15 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import {
   collectKeyEventsV1,
+  cobroEventsV1,
   companyEventsV1,
+  counterpartyEventsV1,
   depositEventsV1,
   eventsV1,
   ledgerV1,
+  policyEventsV1,
   reconciliationEventsV1,
+  scheduleEventsV1,
   transferEventsV1,
   walletEventsV1,
 } from '@wallet/proto';
@@ -323,5 +328,118 @@ describe('event catalogue (AsyncAPI)', () => {
     const validate = ajv.getSchema('asyncapi#/components/schemas/wallet.events.v1.TransferEvent')!;
     expect(validate({ ...(transfer as object), unknownField: 1 })).toBe(false);
     expect(validate({ ...(transfer as object), amount: 100000 })).toBe(false);
+  });
+});
+
+/** The generated codec (ts-proto) of an event message, by its proto full name, e.g. wallet.events.v1.CobroEvent. */
+function codecOf(fullName: string): { fromJSON(o: unknown): unknown; toJSON(m: unknown): unknown } {
+  const namespaces = [
+    cobroEventsV1,
+    collectKeyEventsV1,
+    companyEventsV1,
+    counterpartyEventsV1,
+    depositEventsV1,
+    eventsV1,
+    policyEventsV1,
+    reconciliationEventsV1,
+    scheduleEventsV1,
+    transferEventsV1,
+    walletEventsV1,
+  ] as unknown as Record<string, any>[];
+  const name = fullName.split('.').pop()!;
+  const found = namespaces.map((ns) => ns[name]).filter((c) => typeof c?.fromJSON === 'function' && typeof c?.toJSON === 'function');
+  if (found.length !== 1) throw new Error(`${fullName}: ${found.length} generated codecs`);
+  return found[0];
+}
+
+describe('event catalogue examples', () => {
+  type Example = { name: string; summary: string; headers: Record<string, string>; payload: any };
+  const messages = () => Object.entries<any>(doc.components.messages);
+  const examples = () => messages().flatMap(([id, m]) => (m.examples as Example[]).map((e) => ({ id, message: m, ...e })));
+
+  /** Ajv on the document's schemas (AsyncAPI Schema, a draft-07 superset), strict: only the generator's x- annotations are declared. */
+  function compiler(): Ajv {
+    const ajv = addFormats(new Ajv({ strict: true, allErrors: true, validateFormats: true }));
+    ajv.addVocabulary(['components', 'x-proto-field', 'x-proto-optional', 'x-proto-message', 'x-proto-type', 'x-proto-enum']);
+    ajv.addSchema({ $id: 'asyncapi', components: doc.components });
+    return ajv;
+  }
+
+  it('gives every message an example, and every subject one of its own on its message', () => {
+    expect(messages().length).toBeGreaterThanOrEqual(19);
+    for (const [id, m] of messages()) expect([id, m.examples?.length > 0]).toEqual([id, true]);
+    const named = examples().map((e) => e.name);
+    expect(named.slice().sort()).toEqual(Object.keys(doc.channels).sort());
+    for (const e of examples()) {
+      // The example sits on the message its subject's channel carries.
+      expect([e.name, Object.values<any>(doc.channels[e.name].messages)[0].$ref]).toEqual([e.name, `#/components/messages/${e.id}`]);
+      expect(e.summary.length).toBeGreaterThan(20);
+    }
+    // In particular the cobro, return, transfer, deposit, ledger and company events.
+    expect(named).toEqual(
+      expect.arrayContaining([
+        ...['created', 'partially_paid', 'paid', 'expired', 'cancelled', 'payment_reversed'].map((k) => `cobro.${k}`),
+        'deposit.returned',
+        'deposit.return_failed',
+        'company.security_changed',
+        'company.policy_changed',
+      ]),
+    );
+  });
+
+  it('is refused by the generator when a subject has no example, or an example names no subject', async () => {
+    const { EXAMPLES } = await import(join(REPO, 'gateway', 'scripts', 'asyncapi-examples.mjs'));
+    const paid = EXAMPLES['cobro.paid'];
+    try {
+      delete EXAMPLES['cobro.paid'];
+      expect(() => gen.buildAsyncApiDocument()).toThrow('no example for cobro.paid');
+      EXAMPLES['cobro.paid'] = paid;
+      EXAMPLES['cobro.refunded'] = paid;
+      expect(() => gen.buildAsyncApiDocument()).toThrow('examples for subjects the registry lacks: cobro.refunded');
+    } finally {
+      EXAMPLES['cobro.paid'] = paid;
+      delete EXAMPLES['cobro.refunded'];
+    }
+  });
+
+  it("validates every example's payload and headers against its message's schemas (Ajv, strict)", () => {
+    const ajv = compiler();
+    for (const e of examples()) {
+      const payload = ajv.getSchema(`asyncapi${e.message.payload.$ref}`)!;
+      expect([e.name, payload(e.payload), payload.errors ?? []]).toEqual([e.name, true, []]);
+      const headers = ajv.getSchema(`asyncapi${e.message.headers.$ref}`)!;
+      expect([e.name, headers(e.headers), headers.errors ?? []]).toEqual([e.name, true, []]);
+      expect(e.headers['ce-type']).toBe(e.name);
+      expect(e.headers['Nats-Msg-Id']).toBe(e.headers['ce-id']);
+      if (e.payload.eventId !== undefined) expect(e.headers['ce-id']).toBe(e.payload.eventId);
+      expect(doc.channels[e.name]['x-publishers']).toContain(e.headers['ce-source']);
+    }
+    // Not vacuous: an amount as a number, a field the schema lacks, or a bad enum is refused.
+    const cobro = examples().find((e) => e.name === 'cobro.paid')!;
+    const validate = ajv.getSchema(`asyncapi${cobro.message.payload.$ref}`)!;
+    expect(validate({ ...cobro.payload, cobro: { ...cobro.payload.cobro, paidAmountCents: 476000000 } })).toBe(false);
+    expect(validate({ ...cobro.payload, paidAt: cobro.payload.occurredAt })).toBe(false);
+    const transfer = examples().find((e) => e.name === 'transfer.created')!;
+    expect(ajv.getSchema(`asyncapi${transfer.message.payload.$ref}`)!({ ...transfer.payload, rail: 'BREB' })).toBe(false);
+  });
+
+  it('writes every example exactly as the services encode it (a round trip through the generated proto code)', () => {
+    for (const e of examples()) {
+      const codec = codecOf(e.message['x-proto-message']);
+      const again = JSON.parse(JSON.stringify(codec.toJSON(codec.fromJSON(e.payload))));
+      expect([e.name, again]).toEqual([e.name, e.payload]);
+    }
+  });
+
+  it('keeps the books of its examples: postings sum to zero, deposits are net of fee and IVA', () => {
+    for (const e of examples()) {
+      if (e.id === 'LedgerPostingRecorded') {
+        expect([e.name, e.payload.entries.reduce((s: bigint, x: any) => s + BigInt(x.amount), 0n)]).toEqual([e.name, 0n]);
+      }
+      const d = e.payload.deposit;
+      if (d?.netAmountCents !== undefined) {
+        expect([e.name, BigInt(d.amountCents) - BigInt(d.feeAmountCents ?? 0) - BigInt(d.ivaAmountCents ?? 0)]).toEqual([e.name, BigInt(d.netAmountCents)]);
+      }
+    }
   });
 });
