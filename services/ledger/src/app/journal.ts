@@ -13,8 +13,8 @@ export interface SealOutcome {
   sealed: number;
   /** the chain's head after this pass */
   head: JournalHead;
-  /** the daily head recorded in this pass, if any */
-  recorded?: JournalHead & { day: string };
+  /** the daily heads recorded in this pass, oldest first (more than one when days were left unclosed) */
+  recorded: Array<JournalHead & { day: string }>;
 }
 
 export interface RecordedHead extends JournalHead {
@@ -51,7 +51,8 @@ export function lastClosedDay(at: Date): string {
  * Seals committed postings into the journal's chain, beside the posting path (never in it): every
  * `intervalMs`, and at once when asked (`nudge`). One replica seals at a time (an advisory lock);
  * the others' passes return at once. Records the last closed Bogotá day's head once every posting
- * created up to its end is sealed.
+ * created up to its end is sealed, and before it the head of every day since the last recorded one
+ * that no pass closed (a ledger stopped across a whole day): no day is left without a head.
  */
 export class JournalSealer {
   private readonly task: PeriodicTask;
@@ -84,9 +85,9 @@ export class JournalSealer {
       if (!out.locked) break;
       sealed += out.sealed;
       head = out.head;
-      if (out.recorded) {
-        recorded.push(out.recorded);
-        this.log.info({ day: out.recorded.day, seq: out.recorded.seq.toString(), hash: out.recorded.hash }, 'journal daily head recorded');
+      for (const r of out.recorded) {
+        recorded.push(r);
+        this.log.info({ day: r.day, seq: r.seq.toString(), hash: r.hash }, 'journal daily head recorded');
       }
       if (out.sealed < batch) break;
     }

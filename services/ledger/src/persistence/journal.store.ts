@@ -1,4 +1,4 @@
-import { appendOutbox, sqlInstant, type Database } from '@wallet/platform';
+import { addDays, appendOutbox, sqlInstant, type Database } from '@wallet/platform';
 import type { OutboxEvent } from '../app/ports.js';
 import type { JournalPort, RecordedHead, SealOutcome } from '../app/journal.js';
 import { GENESIS, contentHash, linkHash, type JournalHead, type JournalPosting, type SealedRow } from '../domain/journal.js';
@@ -7,6 +7,9 @@ import { GENESIS, contentHash, linkHash, type JournalHead, type JournalPosting, 
 const SEAL_LOCK = 0x6a6f75726e616c; // 'journal'
 
 const BOGOTA = 'America/Bogota';
+
+/** Days a pass closes at most (a ledger stopped longer catches up over the next passes). */
+const MAX_DAYS_PER_PASS = 31;
 
 /** A posting's columns and entries, as the canonical content reads them (`p` is ledger.postings). */
 const POSTING_COLUMNS = `p.id::text as id, p.idempotency_key, p.request_hash, p.kind, p.company_id, p.rail,
@@ -61,13 +64,14 @@ export class JournalStore implements JournalPort {
   /**
    * One pass of the sealer: under the advisory lock, the oldest `limit` queued postings are hashed
    * onto the chain's head, appended and dequeued in ONE transaction (sealed exactly once, or not at
-   * all). Then, when `closeDay` (a Bogotá day, YYYY-MM-DD) has no head yet and no posting created
-   * on or before it is still queued, the head is recorded for it with `headEvent`'s event.
+   * all). Then the heads of the days up to `closeDay` (a Bogotá day, YYYY-MM-DD) not recorded yet, from
+   * the day after the last recorded one, each once no posting created on or before it is still queued,
+   * each with `headEvent`'s event.
    */
   seal(limit: number, closeDay: string | null, headEvent: (h: JournalHead & { day: string }) => OutboxEvent): Promise<SealOutcome> {
     return this.db.tx(async (tx) => {
       const [lock] = await tx.query<{ ok: boolean }>('select pg_try_advisory_xact_lock(?::bigint) as ok', [SEAL_LOCK]);
-      if (!lock?.ok) return { locked: false, sealed: 0, head: GENESIS };
+      if (!lock?.ok) return { locked: false, sealed: 0, head: GENESIS, recorded: [] };
       const [tip] = await tx.query<{ seq: string; hash: string }>(
         `select j.seq::text as seq, encode(j.hash, 'hex') as hash from ledger.journal j order by j.seq desc limit 1`,
       );
@@ -103,27 +107,26 @@ export class JournalStore implements JournalPort {
         await tx.query('delete from ledger.journal_queue where n = any(array[?]::bigint[])', [rows.map((r) => r.n)]);
       }
       const head: JournalHead = { seq, hash: previous.toString('hex') };
-      const out: SealOutcome = { locked: true, sealed: rows.length, head };
+      const out: SealOutcome = { locked: true, sealed: rows.length, head, recorded: [] };
       if (closeDay !== null) {
-        // (two statements: the queue is only read while the day's head is still to record)
-        const [has] = await tx.query<{ has: boolean }>('select exists (select 1 from ledger.journal_heads where day = ?::date) as has', [closeDay]);
-        const [open] = has?.has
-          ? [{ open: true }]
-          : await tx.query<{ open: boolean }>(
-              `select exists (select 1 from ledger.journal_queue q join ledger.postings p on p.id = q.posting_id
-                               where p.created_at < ((?::date + 1)::timestamp at time zone '${BOGOTA}')) as open`,
-              [closeDay],
-            );
-        if (!open?.open) {
-          await tx.query(`insert into ledger.journal_heads (day, seq, hash) values (?::date, ?::bigint, decode(?, 'hex'))`, [
-            closeDay,
-            seq.toString(),
-            head.hash,
-          ]);
-          const recorded = { ...head, day: closeDay };
+        // The days to close, oldest first: from the day after the last recorded head (a day no pass closed,
+        // the ledger stopped across it, gets its head now), or `closeDay` alone on a journal without heads;
+        // each once no posting created up to its end is still queued. A day's head is the chain's head when
+        // it is recorded: it covers every posting of that day and of the days before.
+        const [last] = await tx.query<{ day: string | null }>(`select to_char(max(day), 'YYYY-MM-DD') as day from ledger.journal_heads`);
+        let day = last?.day ? addDays(last.day, 1) : closeDay;
+        for (let n = 0; day <= closeDay && n < MAX_DAYS_PER_PASS; n++, day = addDays(day, 1)) {
+          const [open] = await tx.query<{ open: boolean }>(
+            `select exists (select 1 from ledger.journal_queue q join ledger.postings p on p.id = q.posting_id
+                             where p.created_at < ((?::date + 1)::timestamp at time zone '${BOGOTA}')) as open`,
+            [day],
+          );
+          if (open?.open) break;
+          await tx.query(`insert into ledger.journal_heads (day, seq, hash) values (?::date, ?::bigint, decode(?, 'hex'))`, [day, seq.toString(), head.hash]);
+          const recorded = { ...head, day };
           const ev = headEvent(recorded);
           await appendOutbox(tx, 'ledger', { id: ev.id, subject: ev.subject, payload: ev.payload, ...(ev.traceparent ? { traceparent: ev.traceparent } : {}) });
-          out.recorded = recorded;
+          out.recorded.push(recorded);
         }
       }
       return out;

@@ -238,6 +238,23 @@ describe('the tamper-evident journal', () => {
     expect((await failure(h.api.journalHeads(co, '2026-13-01', today))).code).toBe('INVALID_REQUEST');
   });
 
+  it('closes every day no pass closed (a ledger stopped across whole days), each once, oldest first', async () => {
+    await sealAll();
+    const [last] = await h.ledger.db.query<{ day: string }>(`select to_char(max(day), 'YYYY-MM-DD') as day from ledger.journal_heads`);
+    const day = (d: string, n: number) => new Date(Date.parse(`${d}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    // a sealer whose clock reads four days after the last recorded day: three days were never closed
+    const later = () => new Date(Date.parse(`${day(last!.day, 4)}T17:00:00Z`));
+    const out = await sealerAt(later).drain();
+    expect(out.recorded.map((r) => r.day)).toEqual([day(last!.day, 1), day(last!.day, 2), day(last!.day, 3)]);
+    for (const r of out.recorded) expect(r).toMatchObject({ seq: out.head.seq, hash: out.head.hash });
+    expect((await sealerAt(later).drain()).recorded).toEqual([]);
+    const events = await countRows(h, `select count(*) as n from ledger.outbox where subject = 'ledger.journal_head_recorded' and payload->>'day' > ?`, [
+      last!.day,
+    ]);
+    expect(events).toBe(3);
+    expect(await h.api.verifyJournal()).toMatchObject({ ok: true });
+  });
+
   it('postings written while two sealers race: each sealed once, in one unbroken chain', async () => {
     const before = await countRows(h, 'select count(*) as n from ledger.journal');
     const writes = Array.from({ length: 40 }, (_, i) =>
