@@ -77,6 +77,7 @@ import { dashboardCounterpartyRoutes } from './api/dashboard/counterparties.rout
 import { approvalPolicyRoutes } from './api/approval-policies/approval-policy.routes.js';
 import { dashboardBatchRoutes } from './api/dashboard/batches.routes.js';
 import { dashboardCobroRoutes } from './api/dashboard/cobros.routes.js';
+import { dashboardDepositReturnRoutes } from './api/dashboard/returns.routes.js';
 import { dashboardScheduleRoutes } from './api/dashboard/schedules.routes.js';
 import { dashboardBalanceAlertRoutes } from './api/dashboard/balance-alerts.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
@@ -278,6 +279,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...dashboardApprovalPolicyRoutes(dashboardAuth, transfer),
     ...dashboardCounterpartyRoutes(transfer),
     ...dashboardCobroRoutes(dashboardAuth, deposit),
+    ...dashboardDepositReturnRoutes(dashboardAuth, collectKey, deposit),
     ...dashboardScheduleRoutes(schedules),
     ...dashboardBalanceAlertRoutes(ledger),
     ...docsRoutes(() => openApiDocument()),

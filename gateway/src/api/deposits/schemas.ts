@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isoDate, centsString, count, centsNumber } from '../../http/schemas.js';
+import { isoDate, centsString, count, centsNumber, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
+import { centsSchema, textSchema } from '../../http/validation.js';
 
 export const CreatedDepositSchema = z
   .object({
@@ -56,3 +57,42 @@ export const DepositCursorPageSchema = z
     nextCursor: z.string().nullable(),
   })
   .meta({ id: 'DepositCursorPage', description: 'Cursor style (when the `cursor` query parameter is present).' });
+
+// ---- Returns (devoluciones, docs/returns.md): POST /deposits/{id}/returns and the dashboard's ----
+
+const REASONS = ['CUSTOMER_REQUEST', 'DUPLICATE', 'OVERPAYMENT', 'FRAUD', 'OTHER'] as const;
+
+export const CreateDepositReturnBody = z
+  .strictObject({
+    amountCents: centsSchema(1, MAX_TRANSFER_CENTS)
+      .optional()
+      .meta({ description: 'Centavos to return (JSON integer). Omitted: everything not yet returned of the payment.' }),
+    reason: z.enum(REASONS).meta({ description: 'Why the money goes back to the payer.' }),
+    description: textSchema(1, 140).optional().meta({ description: 'Your note; shown with the return and on its wallet movement.' }),
+  })
+  .meta({ id: 'CreateDepositReturnRequest' });
+
+export const DepositReturnSchema = z
+  .object({
+    id: z.string().meta({ description: '`ret_…`' }),
+    depositId: z.string(),
+    rail: z.enum(['BREB', 'PSE']),
+    amountCents: centsString(),
+    currency: z.literal('COP'),
+    reason: z.enum(REASONS),
+    description: z.string().nullable(),
+    status: z.enum(['PENDING', 'RETURNED', 'FAILED']).meta({
+      description:
+        '`PENDING`: the amount is held in your wallet and the rail is returning it; `RETURNED`: the payer has it (final); `FAILED`: nothing left your wallet (`failureCode` says why).',
+    }),
+    failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    transactionId: z.string().meta({ description: 'The wallet movement of the return (`GET /wallets/transactions/{id}`): a `TRANSFER_OUT`.' }),
+    depositAmountCents: centsString().meta({ description: "The payment's gross." }),
+    returnedAmountCents: centsString().meta({ description: 'Returned or being returned of the payment so far, this return included unless it FAILED.' }),
+    createdAt: isoDate(),
+    returnedAt: isoDate().nullable(),
+  })
+  .meta({ id: 'DepositReturn' });
+
+export const DepositReturnListSchema = z.object({ items: z.array(DepositReturnSchema) }).meta({ id: 'DepositReturnList' });
