@@ -315,10 +315,11 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
             const toPayer = provider.refunded() + (provider.isReversed() ? GROSS : 0n);
             if (toPayer > GROSS) found.push(`the payer got ${toPayer} back of a payment of ${GROSS}`);
             const wallet = (await h.ledgerClient.getBalances({ ivaApplicable: true }, h.ctx(co))).wallets.find((w) => w.rail === Rail.ACH)!;
-            const want = NET - returnedCents - (deposit?.status === 'REVERSED' ? NET : 0n);
+            // What the provider moved, not what we recorded: the refunds it made and its reversal, each once.
+            const want = NET - provider.refunded() - (provider.isReversed() ? NET : 0n);
             if (wallet.availableCents !== want || wallet.pendingOutCents !== 0n)
               found.push(
-                `ACH wallet available ${wallet.availableCents} pending ${wallet.pendingOutCents}, not ${want} and 0 (refunded ${returnedCents}, ${deposit?.status})`,
+                `ACH wallet available ${wallet.availableCents} pending ${wallet.pendingOutCents}, not ${want} and 0 (the provider refunded ${provider.refunded()}, ${provider.status})`,
               );
 
             // The books: the ledger's invariants and the cross-service deposits check.
