@@ -1,4 +1,4 @@
-import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type SqlTx } from '@wallet/platform';
+import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type PreparedTx, type SqlTx } from '@wallet/platform';
 import {
   decideReversal,
   documentKey,
@@ -101,14 +101,37 @@ export class SqlCobroStore implements CobroStore {
   }
 
   async get(companyId: string, id: string): Promise<CobroRecord | undefined> {
-    const rows = await this.db.prepared<CobroRow>(`select ${COLS} from pse_deposit.cobros c where c.id = $1 and c.company_id = $2`, [id, companyId]);
-    const r = rows[0];
-    return r && toCobro(r, await paymentsOf(this.db, r.id));
+    return this.snapshot(async (tx) => {
+      const r = await tx.one<CobroRow>(`select ${COLS} from pse_deposit.cobros c where c.id = $1 and c.company_id = $2`, [id, companyId]);
+      return r && toCobro(r, await paymentsOf(tx, r.id));
+    });
+  }
+
+  /**
+   * Reads in one snapshot (repeatable read): a cobro and its payments as one commit left them. Two
+   * statements outside it could show a payment whose match committed between them with the totals of
+   * before it (seen in an e2e: two payments listed, the paid total of one).
+   */
+  private snapshot<T>(fn: (tx: PreparedTx) => Promise<T>): Promise<T> {
+    return this.db.preparedTx(async (tx) => {
+      await tx.simple('set transaction isolation level repeatable read, read only');
+      return fn(tx);
+    });
   }
 
   /** Newest first by (created_at, id); CREATING and ABANDONED rows are never listed. */
   async list(companyId: string, f: CobroListFilter, limit: number, after: CobroCursor | null): Promise<Array<CobroRecord & { cursor: CobroCursor }>> {
-    const rows = await this.db.prepared<CobroRow>(
+    return this.snapshot((tx) => this.listIn(tx, companyId, f, limit, after));
+  }
+
+  private async listIn(
+    tx: PreparedTx,
+    companyId: string,
+    f: CobroListFilter,
+    limit: number,
+    after: CobroCursor | null,
+  ): Promise<Array<CobroRecord & { cursor: CobroCursor }>> {
+    const rows = await tx.query<CobroRow>(
       `select ${COLS} from pse_deposit.cobros c
         where c.company_id = $1 and c.state not in ('CREATING', 'ABANDONED')
           and ($2::text is null or c.state = $2) and ($3::text is null or c.reference = $3)
@@ -129,10 +152,9 @@ export class SqlCobroStore implements CobroStore {
     // The page's payments in one read (a cobro has few; the listing shows them as the detail does).
     const payments = new Map<string, CobroPaymentRecord[]>();
     if (rows.length > 0) {
-      const all = await this.db.prepared<PaymentRow>(
-        `select * from pse_deposit.cobro_payments where cobro_id = any($1::text[]) order by matched_at, deposit_id`,
-        [rows.map((r) => r.id)],
-      );
+      const all = await tx.query<PaymentRow>(`select * from pse_deposit.cobro_payments where cobro_id = any($1::text[]) order by matched_at, deposit_id`, [
+        rows.map((r) => r.id),
+      ]);
       for (const p of all) payments.set(p.cobro_id, [...(payments.get(p.cobro_id) ?? []), toPayment(p)]);
     }
     return rows.map((r) => ({ ...toCobro(r, payments.get(r.id) ?? []), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } }));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { AppError, Bus, createLogger, type Database } from '@wallet/platform';
+import { AppError, Bus, createLogger, type Database, type PreparedTx } from '@wallet/platform';
 import { Choreography, eventually } from '@wallet/platform/testing';
 import { depositEventsV1, type depositV1 } from '@wallet/proto';
 import { CobroSweeper, cobroMatcher, cobroReversalApplier, cobroUseCases, matchEvent, type CobroDeps, type CobroKeysPort } from '../../src/app/cobros.js';
@@ -855,6 +855,67 @@ describe('cobros (pse-deposit)', () => {
           } else v.push(`ended ${after.state}`);
           if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
         }),
+        { numRuns: 12 },
+      );
+    });
+
+    it('a read racing a match: the cobro and its payments come from one commit, never a payment its totals do not count', async () => {
+      // The reader's store stops after each of its statements; the scheduler may commit a match there.
+      const pausing = (db: Database, pause: () => Promise<void>): Database =>
+        new Proxy(db, {
+          get: (obj, prop, recv) => {
+            if (prop !== 'preparedTx') {
+              const v = Reflect.get(obj, prop, recv) as unknown;
+              return typeof v === 'function' ? v.bind(obj) : v;
+            }
+            return <T>(fn: (tx: PreparedTx) => Promise<T>) =>
+              obj.preparedTx((tx) => {
+                const query = async <R>(sql: string, params?: readonly unknown[]) => {
+                  const rows = await tx.query<R>(sql, params);
+                  await pause();
+                  return rows;
+                };
+                return fn({ ...tx, query, one: async <R>(sql: string, params?: readonly unknown[]) => (await query<R>(sql, params))[0] });
+              });
+          },
+        });
+      // After each release the scheduler waits until every actor stands at a point or has ended (quiet):
+      // a match released before a reader's next statement has committed when that statement runs.
+      let choreo: Choreography | undefined;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.scheduler({
+            act: async (f) => {
+              await f();
+              await choreo!.quiet();
+            },
+          }),
+          async (s) => {
+            const co = `co-${randomUUID()}`;
+            const { cobro } = await create(co);
+            await match(payment(co, cobro.id, 30_000n, new Date()));
+            const c = new Choreography(s);
+            choreo = c;
+            const reader = new SqlCobroStore(pausing(h.deposit.db, () => c.point('statement read')));
+            const seen: Array<{ paid: bigint; counted: bigint; n: number }> = [];
+            const reads = { get: () => reader.get(co, cobro.id), list: async () => (await reader.list(co, {}, 10, null)).find((x) => x.id === cobro.id) };
+            for (const [name, read] of Object.entries(reads)) {
+              void c.actor(`reader (${name})`, async () => {
+                const x = (await read())!;
+                const counted = x.payments.filter((p) => p.disposition === 'COUNTED').reduce((a, p) => a + p.amount, 0n);
+                seen.push({ paid: x.paidAmount, counted, n: x.payments.length });
+              });
+            }
+            void c.actor('payment', async () => {
+              await c.point('deliver');
+              await match(payment(co, cobro.id, 40_000n, new Date()));
+            });
+            await c.finish();
+            const v = seen.filter((x) => x.paid !== x.counted).map((x) => `read paid ${x.paid} with ${x.n} payments counting ${x.counted}`);
+            if (seen.length !== 2) v.push(`${seen.length} reads ended`);
+            if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
+          },
+        ),
         { numRuns: 12 },
       );
     });
