@@ -35,7 +35,8 @@ function wrongCode(u: User): string {
  * Cobros in the company dashboard, in a real (headless) Chromium against the whole stack: an
  * operator sees the company's cobro (its QR, key and amount), finds a payment that matched no cobro
  * under «Pagos sin conciliar», types a wrong TOTP code (the API's message, nothing attached) and
- * then the right one: the payment is the cobro's (matched by hand) and leaves the list.
+ * then the right one: the payment is the cobro's (matched by hand) and leaves the list; then gives part
+ * of it back to the payer («Devolver», with another code).
  */
 describe('cobros in the company dashboard (Chromium)', () => {
   let stack: Stack;
@@ -218,6 +219,30 @@ describe('cobros in the company dashboard (Chromium)', () => {
     expect((await line.getByTestId('payment-disposition').textContent())?.trim()).toBe('Cuenta para el cobro');
     expect((await page.getByTestId('cobro-detail-status').textContent())?.trim()).toBe('Pagado');
     await shot(page, 'detail-paid');
+
+    // «Devolver»: part of the payment back to its payer (docs/returns.md "From the dashboard"), with the
+    // next step's TOTP code (a code works once, and the attach spent this step's).
+    await line.getByRole('button', { name: 'Devolver el pago de $ 125.000,00' }).click();
+    const giveBack = page.getByTestId('return-form');
+    await giveBack.waitFor();
+    await giveBack.getByTestId('return-left').filter({ hasText: 'Aún no tiene devoluciones: puedes devolver hasta $ 125.000,00.' }).waitFor();
+    await giveBack.getByLabel('Monto a devolver (COP)').fill('30.000');
+    await giveBack.getByLabel('Motivo').selectOption('OVERPAYMENT');
+    await giveBack.getByLabel('Nota').fill('Pagó de más');
+    await giveBack.getByLabel('Código TOTP').fill(totp(operator, 30_000));
+    await giveBack.getByRole('button', { name: 'Devolver pago' }).click();
+    const returned = page.getByTestId('return-result').filter({ hasText: 'Devolución de $ 30.000,00 al pagador' });
+    await returned.waitFor();
+    await shot(page, 'returned');
+    const returns = await eventually(
+      async () => {
+        const items = (await stack.http('GET', `/deposits/${unmatched.depositId}/returns`, { token: co.readKey })).body.items;
+        return items.length === 1 && items[0].status === 'RETURNED' ? items : null;
+      },
+      20_000,
+      100,
+    );
+    expect(returns[0]).toMatchObject({ amountCents: '3000000', reason: 'OVERPAYMENT', description: 'Pagó de más', rail: 'BREB' });
 
     // The session's QR route, read outside the page (binary: checked by fetchDocumented).
     const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('wallet.dashboard.session') ?? '{}').token as string);

@@ -144,6 +144,8 @@ export interface CobroPayment {
   payerDocument: string | null;
   receivedAt: string;
   matchedAt: string;
+  /** Returned to the payer since it was matched (once the payer has it). */
+  returnedCents: number;
 }
 export interface Cobro {
   id: string;
@@ -166,6 +168,32 @@ export interface Cobro {
   paidAt: string | null;
   closedAt: string | null;
 }
+/** A return (devolución) of a payment to its payer (docs/returns.md); amounts as the API answers them (strings of centavos). */
+export type ReturnReason = 'CUSTOMER_REQUEST' | 'DUPLICATE' | 'OVERPAYMENT' | 'FRAUD' | 'OTHER';
+export interface DepositReturn {
+  id: string;
+  depositId: string;
+  rail: 'BREB' | 'PSE';
+  amountCents: string;
+  reason: ReturnReason;
+  description: string | null;
+  status: 'PENDING' | 'RETURNED' | 'FAILED';
+  failureCode: string | null;
+  failureMessage: string | null;
+  transactionId: string;
+  depositAmountCents: string;
+  returnedAmountCents: string;
+  createdAt: string;
+  returnedAt: string | null;
+}
+export interface NewReturn {
+  /** Omitted: everything not yet returned of the payment. */
+  amountCents?: number;
+  reason: ReturnReason;
+  description?: string;
+  totpCode: string;
+}
+
 /** A credited payment that matched no cobro. */
 export interface UnmatchedPayment {
   depositId: string;
@@ -436,6 +464,10 @@ export const api = {
     request<Page<UnmatchedPayment>>('GET', `/dashboard/cobros/unmatched-payments${query({ cursor })}`, token),
   attachPayment: (token: string, cobroId: string, depositId: string, totpCode: string) =>
     request<Cobro>('POST', `/dashboard/cobros/${encodeURIComponent(cobroId)}/payments`, token, { depositId, totpCode }),
+  depositReturns: (token: string, depositId: string) =>
+    request<{ items: DepositReturn[] }>('GET', `/dashboard/deposits/${encodeURIComponent(depositId)}/returns`, token),
+  createReturn: (token: string, depositId: string, body: NewReturn) =>
+    request<DepositReturn>('POST', `/dashboard/deposits/${encodeURIComponent(depositId)}/returns`, token, body),
   schedules: (token: string, q: { status?: string; cursor?: string }) => request<Page<Schedule>>('GET', `/dashboard/schedules${query(q)}`, token),
   scheduleRuns: (token: string, id: string, cursor?: string) =>
     request<Page<ScheduleRun>>('GET', `/dashboard/schedules/${encodeURIComponent(id)}/runs${query({ cursor })}`, token),

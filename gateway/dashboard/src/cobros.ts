@@ -1,9 +1,11 @@
 // Cobros (docs/cobros.md): the company's expected payments — the list with filters, a cobro's
 // detail (its QR, its Bre-B key, its PSE link, its payments and how each was matched) — and
 // «Pagos sin conciliar», where a signer attaches a payment that matched no cobro to one by hand
-// with a TOTP code (the API checks the role, the cobro, the payment and the code).
+// with a TOTP code (the API checks the role, the cobro, the payment and the code). A signer also
+// gives a payment back to its payer from either list («Devolver», devoluciones.ts).
 import { api, ApiError, type Cobro, type CobroPayment, type Me, type UnmatchedPayment } from './api.js';
 import { TOTP, totpInput } from './decision.js';
+import { returnForm, type ReturnTarget } from './devoluciones.js';
 import { byId, detail, h, setMessage } from './dom.js';
 import {
   COBRO_METHOD_LABEL,
@@ -256,7 +258,8 @@ export function cobrosPanel(deps: CobrosDeps) {
   }
 
   function paymentsSection(payments: CobroPayment[]): HTMLElement {
-    return h(
+    const returnBox = h('div', { 'data-testid': 'cobro-return-box' });
+    const section = h(
       'section',
       { class: 'card', 'aria-labelledby': 'cobro-payments-title' },
       h('h2', { id: 'cobro-payments-title' }, 'Pagos del cobro'),
@@ -271,7 +274,10 @@ export function cobrosPanel(deps: CobrosDeps) {
               h(
                 'tr',
                 {},
-                ...['Recibido', 'Pagador', 'Monto', 'Neto acreditado', 'Medio', 'Conciliado', 'Tratamiento'].map((t) => h('th', { scope: 'col' }, t)),
+                ...['Recibido', 'Pagador', 'Monto', 'Neto acreditado', 'Devuelto', 'Medio', 'Conciliado', 'Tratamiento'].map((t) =>
+                  h('th', { scope: 'col' }, t),
+                ),
+                h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Acciones')),
               ),
             ),
             h(
@@ -285,14 +291,60 @@ export function cobrosPanel(deps: CobrosDeps) {
                   h('td', { 'data-testid': 'payment-payer' }, payerOf(p)),
                   h('td', { class: 'num', 'data-testid': 'payment-amount' }, formatCop(p.amountCents)),
                   h('td', { class: 'num' }, formatCop(p.netAmountCents)),
+                  h('td', { class: 'num', 'data-testid': 'payment-returned' }, formatCop(p.returnedCents ?? 0)),
                   h('td', {}, label(RAIL_LABEL, p.source)),
                   h('td', { 'data-testid': 'payment-matched-by' }, label(MATCHED_BY_LABEL, p.matchedBy)),
                   h('td', { 'data-testid': 'payment-disposition' }, label(DISPOSITION_LABEL, p.disposition)),
+                  h('td', {}, canAttach() ? returnButton(p.amountCents) : null),
                 ),
               ),
             ),
           ),
+      returnBox,
     );
+    section.addEventListener('click', (ev) => {
+      const row = (ev.target as HTMLElement).closest('[data-testid="return-open"]')?.closest<HTMLTableRowElement>('[data-testid="payment-row"]');
+      const target = row && targetOf(row, 'payment');
+      if (!row || !target) return;
+      select(section, row);
+      returnForm(
+        deps,
+        returnBox,
+        target,
+        () => undefined,
+        () => select(section),
+      );
+    });
+    return section;
+  }
+
+  /** «Devolver» on a payment's row (signers only: the API refuses a VIEWER anyway). */
+  function returnButton(amountCents: number): HTMLButtonElement {
+    return h(
+      'button',
+      {
+        type: 'button',
+        class: 'btn btn-ghost',
+        'data-testid': 'return-open',
+        'data-amount-cents': String(amountCents),
+        'aria-label': `Devolver el pago de ${formatCop(amountCents)}`,
+      },
+      'Devolver',
+    );
+  }
+
+  /** The payment a row shows, for the return form (`prefix`: the row's test ids, payment-… or unmatched-…). */
+  function targetOf(row: HTMLElement, prefix: 'payment' | 'unmatched'): ReturnTarget | undefined {
+    const depositId = row.dataset.depositId;
+    const amountCents = Number(row.querySelector<HTMLElement>('[data-testid="return-open"]')?.dataset.amountCents);
+    if (!depositId || !Number.isSafeInteger(amountCents)) return undefined;
+    return { depositId, amountCents, payer: row.querySelector(`[data-testid="${prefix}-payer"]`)?.textContent ?? '—' };
+  }
+
+  /** Marks the row being acted on (none: clears the mark). */
+  function select(table: HTMLElement, row?: HTMLElement): void {
+    for (const r of table.querySelectorAll('tr.selected')) r.classList.remove('selected');
+    row?.classList.add('selected');
   }
 
   // ---- «Pagos sin conciliar» ----------------------------------------------------------------
@@ -308,7 +360,7 @@ export function cobrosPanel(deps: CobrosDeps) {
       ui.unmatched.replaceChildren(...page.items.map(unmatchedRow));
       showMoreUnmatched(page.nextCursor, generation);
       if (page.items.length === 0) setMessage(ui.unmatchedMessage, 'No hay pagos sin conciliar.');
-      else if (!canAttach()) setMessage(ui.unmatchedMessage, 'Tu rol (Consulta) permite ver estos pagos, no conciliarlos.');
+      else if (!canAttach()) setMessage(ui.unmatchedMessage, 'Tu rol (Consulta) permite ver estos pagos, no conciliarlos ni devolverlos.');
       else setMessage(ui.unmatchedMessage, '');
     } catch (err) {
       if (generation !== unmatchedGeneration || deps.sessionLost(err)) return;
@@ -355,9 +407,19 @@ export function cobrosPanel(deps: CobrosDeps) {
         {},
         canAttach()
           ? h(
-              'button',
-              { type: 'button', class: 'btn btn-primary', 'data-testid': 'unmatched-attach', 'aria-label': `Conciliar el pago de ${formatCop(p.amountCents)}` },
-              'Conciliar',
+              'div',
+              { class: 'buttons' },
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'btn btn-primary',
+                  'data-testid': 'unmatched-attach',
+                  'aria-label': `Conciliar el pago de ${formatCop(p.amountCents)}`,
+                },
+                'Conciliar',
+              ),
+              returnButton(p.amountCents),
             )
           : null,
       ),
@@ -365,6 +427,19 @@ export function cobrosPanel(deps: CobrosDeps) {
   }
 
   ui.unmatched.addEventListener('click', (ev) => {
+    const back = (ev.target as HTMLElement).closest('[data-testid="return-open"]')?.closest<HTMLTableRowElement>('[data-testid="unmatched-row"]');
+    const target = back && targetOf(back, 'unmatched');
+    if (back && target) {
+      select(ui.unmatched, back);
+      returnForm(
+        deps,
+        ui.attachBox,
+        target,
+        () => void loadUnmatched(),
+        () => select(ui.unmatched),
+      );
+      return;
+    }
     const row = (ev.target as HTMLElement).closest('[data-testid="unmatched-attach"]')?.closest<HTMLTableRowElement>('[data-testid="unmatched-row"]');
     const id = row?.dataset.depositId;
     if (!row || !id) return;

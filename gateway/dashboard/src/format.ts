@@ -103,6 +103,29 @@ export const UNMATCHED_REASON_LABEL: Record<string, string> = {
   COBRO_CANCELLED: 'Su cobro estaba cancelado',
 };
 
+/** Why a payment goes back to its payer (docs/returns.md). */
+export const RETURN_REASON_LABEL: Record<string, string> = {
+  CUSTOMER_REQUEST: 'Lo pidió el cliente',
+  DUPLICATE: 'Pago duplicado',
+  OVERPAYMENT: 'Pagó de más',
+  FRAUD: 'Fraude',
+  OTHER: 'Otro motivo',
+};
+
+export const RETURN_STATUS_LABEL: Record<string, string> = { PENDING: 'En proceso', RETURNED: 'Devuelta al pagador', FAILED: 'Fallida' };
+
+/**
+ * Pesos as a person types them (`30.000`, `30000,50`, `$ 1.234.567,89`) → integer centavos; undefined
+ * when it is not such an amount. es-CO: `.` groups thousands, `,` starts the centavos.
+ */
+export function parsePesos(text: string): number | undefined {
+  const t = text.replace(/[$\s\u00a0]/g, '');
+  const m = /^(\d{1,3}(?:\.\d{3})+|\d+)(?:,(\d{1,2}))?$/.exec(t);
+  if (!m) return undefined;
+  const cents = BigInt(m[1]!.replace(/\./g, '')) * 100n + BigInt((m[2] ?? '0').padEnd(2, '0'));
+  return cents <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(cents) : undefined;
+}
+
 export const SCHEDULE_STATUS_LABEL: Record<string, string> = { ACTIVE: 'Activo', PAUSED: 'En pausa', CANCELLED: 'Cancelado', COMPLETED: 'Terminado' };
 
 export const SCHEDULE_RUN_STATUS_LABEL: Record<string, string> = { STARTING: 'Iniciando', STARTED: 'Iniciada', FAILED: 'Fallida', SKIPPED: 'Omitida' };
