@@ -213,7 +213,7 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
               signedCallback(d.id, { eventId: `evt-paid-${d.id}`, status: 'PAID', paidAt, providerTransferId: `pse-${d.id}` }),
             );
             expect((await deps.store.getById(d.id))?.status).toBe('ASSIGNED');
-            await eventually(async () => (await cobros.get.execute(co, cobro.id)).state === 'PAID', 20_000);
+            await eventually(async () => (await cobros.get.execute(co, cobro.id)).state === 'PAID', 30_000);
             provider.fault = scenario.firstRefund;
 
             // The race.
@@ -337,7 +337,7 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
                   [d.id],
                 );
                 return left!.n === 0;
-              }, 20_000);
+              }, 30_000);
             } catch {
               found.push('the listing consumer did not take every event of the deposit');
             }
