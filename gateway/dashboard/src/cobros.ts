@@ -266,36 +266,40 @@ export function cobrosPanel(deps: CobrosDeps) {
       payments.length === 0
         ? h('p', { class: 'muted', 'data-testid': 'cobro-no-payments' }, 'Aún no tiene pagos.')
         : h(
-            'table',
-            { class: 'runs', 'data-testid': 'cobro-payments' },
+            'div',
+            { class: 'table-scroll' },
             h(
-              'thead',
-              {},
+              'table',
+              { class: 'runs', 'data-testid': 'cobro-payments' },
               h(
-                'tr',
+                'thead',
                 {},
-                ...['Recibido', 'Pagador', 'Monto', 'Neto acreditado', 'Devuelto', 'Medio', 'Conciliado', 'Tratamiento'].map((t) =>
-                  h('th', { scope: 'col' }, t),
-                ),
-                h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Acciones')),
-              ),
-            ),
-            h(
-              'tbody',
-              {},
-              ...payments.map((p) =>
                 h(
                   'tr',
-                  { 'data-testid': 'payment-row', 'data-deposit-id': p.depositId },
-                  h('td', {}, formatDateTime(p.receivedAt)),
-                  h('td', { 'data-testid': 'payment-payer' }, payerOf(p)),
-                  h('td', { class: 'num', 'data-testid': 'payment-amount' }, formatCop(p.amountCents)),
-                  h('td', { class: 'num' }, formatCop(p.netAmountCents)),
-                  h('td', { class: 'num', 'data-testid': 'payment-returned' }, formatCop(p.returnedCents ?? 0)),
-                  h('td', {}, label(RAIL_LABEL, p.source)),
-                  h('td', { 'data-testid': 'payment-matched-by' }, label(MATCHED_BY_LABEL, p.matchedBy)),
-                  h('td', { 'data-testid': 'payment-disposition' }, label(DISPOSITION_LABEL, p.disposition)),
-                  h('td', {}, canAttach() ? returnButton(p.amountCents) : null),
+                  {},
+                  ...['Recibido', 'Pagador', 'Monto', 'Neto acreditado', 'Devuelto', 'Medio', 'Conciliado', 'Tratamiento'].map((t) =>
+                    h('th', { scope: 'col' }, t),
+                  ),
+                  h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Acciones')),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                ...payments.map((p) =>
+                  h(
+                    'tr',
+                    { 'data-testid': 'payment-row', 'data-deposit-id': p.depositId },
+                    h('td', {}, formatDateTime(p.receivedAt)),
+                    h('td', { 'data-testid': 'payment-payer' }, payerOf(p)),
+                    h('td', { class: 'num', 'data-testid': 'payment-amount' }, formatCop(p.amountCents)),
+                    h('td', { class: 'num' }, formatCop(p.netAmountCents)),
+                    h('td', { class: 'num', 'data-testid': 'payment-returned' }, formatCop(p.returnedCents ?? 0)),
+                    h('td', {}, label(RAIL_LABEL, p.source)),
+                    h('td', { 'data-testid': 'payment-matched-by' }, label(MATCHED_BY_LABEL, p.matchedBy)),
+                    h('td', { 'data-testid': 'payment-disposition' }, label(DISPOSITION_LABEL, p.disposition)),
+                    h('td', {}, canAttach() ? returnButton(p.amountCents) : null),
+                  ),
                 ),
               ),
             ),
