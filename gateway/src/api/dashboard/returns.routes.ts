@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, depositReturnView } from '@wallet/platform';
+import { AppError, MAX_RETURNS_PER_PAYMENT, depositReturnView } from '@wallet/platform';
 import type { DashboardAuth } from '../../auth/dashboard-auth.js';
 import type { CollectKeyClient } from '../../clients/collect-key-client.js';
 import type { DepositClient } from '../../clients/deposit-client.js';
@@ -12,9 +12,6 @@ const DepositParams = z.object({ id: z.string().regex(/^dep_[a-z0-9]{8,64}$/) })
 
 /** The API's return (amount, reason, note) and the signer's TOTP code, as signing an approval. */
 const ReturnWithTotpBody = CreateDepositReturnBody.extend({ totpCode: TotpCode }).meta({ id: 'DashboardCreateDepositReturnRequest' });
-
-/** The owners' limit (services/platform/src/returns: MAX_RETURNS_PER_PAYMENT). */
-const MAX_RETURNS_PER_PAYMENT = 20;
 
 /**
  * Returns (devoluciones, docs/returns.md) from the dashboard: a signer of the session's company gives
