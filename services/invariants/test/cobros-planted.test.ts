@@ -1,17 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { Database, createLogger } from '@wallet/platform';
-import { createTestDatabase, type TestDatabase } from '@wallet/platform/testing';
+import type pg from 'pg';
 import { checkInvariants, violationLines } from '../src/index.js';
-
-type Migrations = Parameters<typeof Database.open>[0]['migrations'];
-
-/** An owner's migrations, from its testing entry (as cobros.test.ts: not declared dependencies, to keep the build acyclic). */
-async function migrationsOf(pkg: string, name: string): Promise<Migrations> {
-  return ((await import(pkg)) as Record<string, Migrations>)[name]!;
-}
-
-const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
+import { alnum, cobroOwnerSchemas, type OwnerSchemas } from './owner-schemas.js';
 
 /**
  * Every check of the `cobros` line of `npm run ledger:check` (src/cobros.ts) that cobros.test.ts does not plant,
@@ -24,34 +13,15 @@ const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnop
  * clean twin of each, where the check has a grace (the horizon) or an exemption, is asserted to report nothing.
  */
 describe('cobros: a planted violation of each check is reported, naming what was planted', () => {
-  let tdb: TestDatabase;
+  let owners: OwnerSchemas;
   let client: pg.Client;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase('invcobrosplant');
-    for (const [schema, pkg, name] of [
-      ['pse_deposit', '@wallet/pse-deposit/testing', 'depositMigrations'],
-      ['collect_key', '@wallet/collect-key/testing', 'collectKeyMigrations'],
-    ] as const) {
-      const db = await Database.open({
-        url: tdb.url,
-        schema,
-        migrations: await migrationsOf(pkg, name),
-        logger: createLogger('invariants-test', 'silent'),
-        poolMax: 1,
-      });
-      try {
-        await db.migrate();
-      } finally {
-        await db.close();
-      }
-    }
-    client = new pg.Client({ connectionString: tdb.url });
-    await client.connect();
+    owners = await cobroOwnerSchemas('invcobrosplant');
+    client = owners.client;
   }, 120_000);
   afterAll(async () => {
-    await client?.end();
-    await tdb?.drop();
+    await owners?.close();
   });
 
   const check = async (co: string, o: { settled?: boolean } = {}) =>

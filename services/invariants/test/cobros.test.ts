@@ -1,21 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { Database, createLogger } from '@wallet/platform';
-import { createTestDatabase, type TestDatabase } from '@wallet/platform/testing';
+import type pg from 'pg';
 import { checkInvariants, violationLines } from '../src/index.js';
-
-type Migrations = Parameters<typeof Database.open>[0]['migrations'];
-
-/**
- * An owner's migrations, from its testing entry (its package's dist). Not declared dependencies: pse-deposit's and
- * collect-key's tests depend on this package, so declaring them would make a build cycle; the workspace links every
- * package, and the whole build builds them first.
- */
-async function migrationsOf(pkg: string, name: string): Promise<Migrations> {
-  return ((await import(pkg)) as Record<string, Migrations>)[name]!;
-}
-
-const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
+import { alnum, cobroOwnerSchemas, type OwnerSchemas } from './owner-schemas.js';
 
 /**
  * The `cobros` line of `npm run ledger:check` on real Postgres, against a provider's reversal of a matched payment
@@ -26,34 +11,15 @@ const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnop
  * or an excess it should count, is.
  */
 describe('cobros: the reversal of a matched payment', () => {
-  let tdb: TestDatabase;
+  let owners: OwnerSchemas;
   let client: pg.Client;
 
   beforeAll(async () => {
-    tdb = await createTestDatabase('invcobros');
-    for (const [schema, pkg, name] of [
-      ['pse_deposit', '@wallet/pse-deposit/testing', 'depositMigrations'],
-      ['collect_key', '@wallet/collect-key/testing', 'collectKeyMigrations'],
-    ] as const) {
-      const db = await Database.open({
-        url: tdb.url,
-        schema,
-        migrations: await migrationsOf(pkg, name),
-        logger: createLogger('invariants-test', 'silent'),
-        poolMax: 1,
-      });
-      try {
-        await db.migrate();
-      } finally {
-        await db.close();
-      }
-    }
-    client = new pg.Client({ connectionString: tdb.url });
-    await client.connect();
+    owners = await cobroOwnerSchemas('invcobros');
+    client = owners.client;
   }, 120_000);
   afterAll(async () => {
-    await client?.end();
-    await tdb?.drop();
+    await owners?.close();
   });
 
   const check = async (co: string, o: { settled?: boolean } = {}) =>
