@@ -133,9 +133,10 @@ export interface PostingWrite {
     expect?: { rail: string; amount: bigint; fee: bigint; iva: bigint; feeOperation: string; movementId: string; movementStatuses: readonly string[] };
   };
   /**
-   * A reversal: the guard is `update movements set status = 'REVERSED' … where status = 'COMPLETED'`
-   * on this TRANSFER_IN movement (so an inflow is reversed at most once), and the wallet change is
-   * applied unconditionally (available may go below zero).
+   * A reversal: the guard is `update movements set status = 'REVERSED' … where status = 'COMPLETED'
+   * and returned_cents = 0` on this TRANSFER_IN movement (so an inflow is reversed at most once, and
+   * never while a return of it is claimed: made or under way), and the wallet change is applied
+   * unconditionally (available may go below zero).
    */
   reverseMovement?: { id: string; companyId: string; errorMessage: string | null };
   movementUpdate?: { id: string; companyId: string; status: MovementStatus; completed: boolean; errorMessage: string | null };

@@ -9,6 +9,9 @@ import { replayPosting, type PostingResult } from './results.js';
 import { requestHash } from './request-hash.js';
 import { MAX_ERROR_MESSAGE, Problems, checkIdempotencyKey, checkText, orNull, requireCompany } from './validation.js';
 
+/** Why a payment with returns is not reversed (INVALID_STATE_TRANSITION). */
+export const RETURNS_CLAIMED = 'El pago tiene devoluciones al pagador, hechas o en curso: su reversión por el proveedor queda para revisión de un operador.';
+
 export interface ReverseInflowCommand {
   idempotencyKey: string;
   /** The RecordInflow idempotency key of the inflow being reversed. */
@@ -22,7 +25,7 @@ export interface ReverseInflowCommand {
  * A provider reversal of an assigned inflow (LEDGER.md "PSE reversed"): one posting whose entries
  * negate the inflow posting's (settlement +G; wallet_available −N; fee_revenue −fee; iva_payable −IVA),
  * the movement COMPLETED → REVERSED in the same statement (its guard: an inflow is reversed at most
- * once). The wallet debit is unconditional: the one posting allowed to take available below zero.
+ * once, and not while a return of it is claimed, `returned_cents` > 0: refused, see RETURNS_CLAIMED). The wallet debit is unconditional: the one posting allowed to take available below zero.
  * Company-scoped: another company's inflow reads like an unknown one (TRANSACTION_NOT_FOUND).
  */
 export class ReverseInflow {
@@ -49,6 +52,17 @@ export class ReverseInflow {
     const replay = (existing: Parameters<typeof replayPosting>[2]) => replayPosting(deps, companyId, existing);
     const notReversible = () => {
       throw new AppError('INVALID_STATE_TRANSITION', `El movimiento no se puede reversar (${movement.status}).`);
+    };
+    // A provider that takes back a payment part of which was already returned to the payer (or is being
+    // returned) contradicts our books: reversing it whole would debit the company for the return twice.
+    // Refused for an operator (the owner parks a REVERSAL_REFUSED money exception); once the return has
+    // failed and let go of its claim, the same reversal applies.
+    const returnsClaimed = () => {
+      throw new AppError('INVALID_STATE_TRANSITION', RETURNS_CLAIMED);
+    };
+    const refused = async () => {
+      const now = await deps.store.inflowReturns(companyId, movement.id);
+      return now?.status === 'COMPLETED' && now.returnedCents > 0n ? returnsClaimed() : notReversible();
     };
     if (movement.status !== 'COMPLETED') {
       return runIdempotentPosting(deps, {
@@ -94,8 +108,8 @@ export class ReverseInflow {
       },
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay,
-      // The guard failed: a concurrent reversal under another key won.
-      rejected: notReversible,
+      // The guard failed: a concurrent reversal under another key won, or a return of the payment is claimed.
+      rejected: refused,
     });
     if (externalMovement && !result.replayed) await supersedeCorrection(deps, externalMovement, cmd.idempotencyKey);
     return result;

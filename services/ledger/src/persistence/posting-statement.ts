@@ -63,7 +63,8 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     add(
       'g',
       `update ledger.movements set status = 'REVERSED', updated_at = now(), details = ${details}
-      where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' and move_id is null returning ${movementCols()}`,
+      where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' and move_id is null and returned_cents = 0
+      returning ${movementCols()}`,
       [...(r.errorMessage !== null ? [r.errorMessage] : []), r.id, r.companyId],
     );
     if (w.wallet) {

@@ -12,6 +12,7 @@ import {
   walletOf,
   type Harness,
 } from './harness.js';
+import { RETURNS_CLAIMED } from '../../src/app/reverse-inflow.js';
 
 /**
  * Returns (devoluciones) of credited inflows (docs/returns.md): ReserveReturn / CommitReturn /
@@ -130,6 +131,37 @@ describe('returns of credited inflows', () => {
     const c = await h.api.reserveReturn(co, { inflowIdempotencyKey: inflowKey, amount: 70_000n });
     expect(c.hold!.amount).toBe(70_000n);
     expect((await failure(h.api.reserveReturn(co, { inflowIdempotencyKey: inflowKey, amount: 1n }))).code).toBe('RETURN_EXCEEDS_PAYMENT');
+  });
+
+  it("a provider's reversal of a payment with a return made or under way is refused for an operator; once the return fails, the same reversal applies", async () => {
+    const { co, inflowKey, movementId: inflowId } = await credited(InflowSource.PSE);
+    await h.api.credit(co, { rail: Rail.ACH, amountCents: 500_000n });
+    const status = async () => (await h.api.movement(co, inflowId)).status;
+
+    // A return under way (its hold open): the reversal would debit the company for that money twice.
+    const open = await h.api.reserveReturn(co, { inflowIdempotencyKey: inflowKey, amount: 20_000n });
+    const before = await wallet(co, Rail.ACH);
+    const reversalKey = `reverse-${randomUUID()}`;
+    const refused = await failure(h.api.reverseInflow(co, { idempotencyKey: reversalKey, originalIdempotencyKey: inflowKey }));
+    expect([refused.code, refused.message]).toEqual(['INVALID_STATE_TRANSITION', RETURNS_CLAIMED]);
+    expect(await wallet(co, Rail.ACH)).toEqual(before);
+    expect(await status()).toBe(MovementStatus.COMPLETED);
+
+    // The network refused the return: its claim is let go, and the same reversal (same key) applies.
+    await h.api.releaseReturn(co, open.hold!.id, undefined, 'La red rechazó la devolución');
+    const reversed = await h.api.reverseInflow(co, { idempotencyKey: reversalKey, originalIdempotencyKey: inflowKey });
+    expect(reversed.movement).toMatchObject({ status: MovementStatus.REVERSED });
+
+    // A return the payer already has: refused for good (the reversal contradicts it).
+    const other = await credited(InflowSource.BREB);
+    await h.api.credit(other.co, { rail: Rail.BREB, amountCents: 500_000n });
+    const made = await h.api.reserveReturn(other.co, { inflowIdempotencyKey: other.inflowKey, amount: 10_000n });
+    await h.api.commitReturn(other.co, made.hold!.id);
+    const after = await wallet(other.co, Rail.BREB);
+    const again = await failure(h.api.reverseInflow(other.co, { originalIdempotencyKey: other.inflowKey }));
+    expect([again.code, again.message]).toEqual(['INVALID_STATE_TRANSITION', RETURNS_CLAIMED]);
+    expect(await wallet(other.co, Rail.BREB)).toEqual(after);
+    expect((await h.api.movement(other.co, other.movementId)).status).toBe(MovementStatus.COMPLETED);
   });
 
   it('concurrent returns for the last pesos: the claims stay within the gross, whatever the order', async () => {

@@ -31,7 +31,9 @@ import { RIG_SECRET, signedCallback } from './rig.js';
  *     the provider reversed it; the company's ACH wallet is debited exactly once for that money
  *     (available = net − refunds − (reversed ? net : 0), nothing left pending);
  *   - every saga ends final (the refund RETURNED or FAILED, never parked; the deposit ASSIGNED or REVERSED),
- *     with exactly one closing event each, and no money exception opened;
+ *     with exactly one closing event each, and no money exception left open. A reversal that meets a refund
+ *     under way is refused by the ledger (it would debit the company twice if the provider made the refund
+ *     too) and parked as REVERSAL_REFUSED; the operator's retry once the refund has ended posts it;
  *   - the ledger's invariants and the cross-service `deposits` check hold;
  *   - the cobro the payment paid agrees with it once the listing consumer has every event of the deposit:
  *     paidAmount, returnedAmount and the payment's returned / reversed cents.
@@ -266,6 +268,7 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
 
             // Nobody runs any more: the provider redelivers an unacknowledged reversal; the sweeper settles what is owed.
             const found: string[] = [...actorErrors];
+            let operatorRetries = 0;
             try {
               for (let i = 0; i < 3 && reversed.sent && !reversed.acknowledged; i++) {
                 await uc.handlePseCallback.execute(signedCallback(d.id, reversed.body)).then(
@@ -274,6 +277,20 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
                 );
               }
               for (let i = 0; i < 2; i++) await sweeper.tick();
+              // A reversal that met a refund under way was refused by the ledger (the payer might get the money
+              // twice): parked for an operator, with its REVERSAL_REFUSED exception. The refund has ended now;
+              // the operator's retry posts the same reversal (if the refund was made instead, the retry is
+              // refused again and the exception stays open, a contradiction the checks below report).
+              const parked = await h.deposit.db.prepared<{ id: string }>(
+                `select id from pse_deposit.money_exceptions where resource_id = $1 and kind = 'REVERSAL_REFUSED' and status = 'OPEN'`,
+                [d.id],
+              );
+              for (const e of parked) {
+                operatorRetries++;
+                await uc.resolveException
+                  .execute({ id: e.id, action: 'retry', note: 'la devolución terminó', resolvedBy: 'operator:test' })
+                  .catch(() => undefined);
+              }
             } catch (err) {
               found.push(`settling after the schedule failed: ${(err as Error).message}`);
             }
@@ -358,7 +375,9 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
             if (JSON.stringify(got, big) !== JSON.stringify(expected, big))
               found.push(`cobro ${JSON.stringify(got, big)}, not ${JSON.stringify(expected, big)}`);
 
-            const end = `deposit ${deposit?.status}, refund ${returns.map((r) => `${r.status}${r.failure_code ? ` ${r.failure_code}` : ''}`).join('+') || 'not recorded'}`;
+            const end =
+              `deposit ${deposit?.status}, refund ${returns.map((r) => `${r.status}${r.failure_code ? ` ${r.failure_code}` : ''}`).join('+') || 'not recorded'}` +
+              (operatorRetries ? ', the reversal parked and retried by an operator' : '');
             ends.set(end, (ends.get(end) ?? 0) + 1);
             if (found.length > 0) {
               throw new Error(
