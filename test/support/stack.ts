@@ -271,22 +271,29 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     }
   }
 
+  /**
+   * Every part is stopped even when one of them fails (a stop that throws must not leave the services
+   * after it running past the test file, where their work meets a torn-down module registry); the first
+   * failure is thrown at the end.
+   */
   async function stop() {
     ledgerClient.close();
-    for (const g of extraGateways) await g.stop().catch(() => undefined);
-    await gateway.stop();
-    await reconciliation?.stop();
-    await reconciliationDouble?.stop();
-    await webhook?.stop();
-    await transfer?.stop();
-    await receipt?.stop();
-    await collectKey?.stop();
-    await deposit?.stop();
-    await sandbox?.stop();
-    await ledger.stop();
-    await deleteNamespaceStreams(NATS_URL, namespace);
-    await tdb.drop();
+    const failures: unknown[] = [];
+    const step = async (fn: (() => Promise<unknown>) | undefined) => {
+      try {
+        await fn?.();
+      } catch (err) {
+        failures.push(err);
+      }
+    };
+    for (const g of extraGateways) await g.stop().catch(() => undefined); // a test may have stopped it already
+    for (const s of [gateway, reconciliation, reconciliationDouble, webhook, transfer, receipt, collectKey, deposit, sandbox, ledger]) {
+      await step(s && (() => s.stop()));
+    }
+    await step(() => deleteNamespaceStreams(NATS_URL, namespace));
+    await step(() => tdb.drop());
     captured?.stop();
+    if (failures.length > 0) throw failures[0];
   }
 
   /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
