@@ -30,10 +30,7 @@ describe('scheduler: two replicas, a crash between asking and ending a run (fast
   let companyId: string;
   let choreo: Choreography | undefined;
   const schedules = fc.scheduler({
-    act: async (f) => {
-      await f();
-      await choreo!.quiet();
-    },
+    act: Choreography.act(() => choreo),
   });
 
   beforeAll(async () => {

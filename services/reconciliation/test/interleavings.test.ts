@@ -144,10 +144,7 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
     const company = randomUUID();
     let choreo: Choreography | undefined;
     const schedules = fc.scheduler({
-      act: async (f) => {
-        await f();
-        await choreo!.quiet();
-      },
+      act: Choreography.act(() => choreo),
     });
     await fc.assert(
       fc.asyncProperty(schedules, async (s) => {
@@ -280,10 +277,7 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
   it("2: a run refreshing a break's difference races accept_provider: after the next run the live adjustment is the report's difference", async () => {
     let choreo: Choreography | undefined;
     const schedules = fc.scheduler({
-      act: async (f) => {
-        await f();
-        await choreo!.quiet();
-      },
+      act: Choreography.act(() => choreo),
     });
     await fc.assert(
       fc.asyncProperty(schedules, async (s) => {

@@ -70,10 +70,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
       await fc.assert(
         fc.asyncProperty(
           fc.scheduler({
-            act: async (f) => {
-              await f();
-              await choreo!.quiet();
-            },
+            act: Choreography.act(() => choreo),
           }),
           scenarios,
           async (sch, scenario) => {
@@ -254,10 +251,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
       await fc.assert(
         fc.asyncProperty(
           fc.scheduler({
-            act: async (f) => {
-              await f();
-              await choreo!.quiet();
-            },
+            act: Choreography.act(() => choreo),
           }),
           assignScenarios,
           async (sch, scenario) => {
@@ -373,10 +367,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
       await fc.assert(
         fc.asyncProperty(
           fc.scheduler({
-            act: async (f) => {
-              await f();
-              await choreo!.quiet();
-            },
+            act: Choreography.act(() => choreo),
           }),
           raceScenarios,
           async (sch, scenario) => {

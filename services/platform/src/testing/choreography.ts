@@ -54,6 +54,18 @@ export class Choreography {
     }
   }
 
+  /**
+   * fast-check's scheduler `act` for the scenario being explored: `fc.scheduler({ act: Choreography.act(() => c) })`,
+   * where `c` is the Choreography the property builds for each run. After each release it waits until that
+   * scenario is quiet (every actor at a point or done), so a released step has finished before the next pick.
+   */
+  static act(current: () => Choreography | undefined): (f: () => Promise<unknown>) => Promise<void> {
+    return async (f) => {
+      await f();
+      await current()?.quiet();
+    };
+  }
+
   /** The scheduler's `act`: after a release, wait until every actor is at a point again or done. */
   async quiet(): Promise<void> {
     for (let settled = 0; settled < 2;) {

@@ -885,10 +885,7 @@ describe('cobros (pse-deposit)', () => {
       await fc.assert(
         fc.asyncProperty(
           fc.scheduler({
-            act: async (f) => {
-              await f();
-              await choreo!.quiet();
-            },
+            act: Choreography.act(() => choreo),
           }),
           async (s) => {
             const co = `co-${randomUUID()}`;

@@ -100,10 +100,7 @@ describe('PSE deposit saga: deterministic interleavings (fast-check scheduler)',
       await fc.assert(
         fc.asyncProperty(
           fc.scheduler({
-            act: async (f) => {
-              await f();
-              await choreo!.quiet();
-            },
+            act: Choreography.act(() => choreo),
           }),
           scenarios,
           async (sch, scenario) => {

@@ -166,10 +166,7 @@ describe('a PSE refund racing the provider’s late reversal of the same payment
       await fc.assert(
         fc.asyncProperty(
           fc.scheduler({
-            act: async (f) => {
-              await f();
-              await choreo!.quiet();
-            },
+            act: Choreography.act(() => choreo),
           }),
           scenarios,
           async (sch, scenario) => {

@@ -26,10 +26,7 @@ describe('bulk payouts: execute against cancel (fast-check scheduler)', () => {
   let h: Harness;
   let choreo: Choreography | undefined;
   const schedules = fc.scheduler({
-    act: async (f) => {
-      await f();
-      await choreo!.quiet();
-    },
+    act: Choreography.act(() => choreo),
   });
   beforeAll(async () => {
     h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });

@@ -184,10 +184,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
   let h: Harness;
   let choreo: Choreography | undefined;
   const schedules = fc.scheduler({
-    act: async (f) => {
-      await f();
-      await choreo!.quiet();
-    },
+    act: Choreography.act(() => choreo),
   });
   let explored = 0;
 

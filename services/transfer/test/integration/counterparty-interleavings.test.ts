@@ -21,10 +21,7 @@ describe('counterparty verification: a prenote callback racing an account change
   let h: Harness;
   let choreo: Choreography | undefined;
   const schedules = fc.scheduler({
-    act: async (f) => {
-      await f();
-      await choreo!.quiet();
-    },
+    act: Choreography.act(() => choreo),
   });
 
   beforeAll(async () => {

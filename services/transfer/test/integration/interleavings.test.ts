@@ -61,10 +61,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
   let choreo: Choreography | undefined;
   /** The scheduler of each run; after each release it waits until every actor is stopped at a point again. */
   const schedules = fc.scheduler({
-    act: async (f) => {
-      await f();
-      await choreo!.quiet();
-    },
+    act: Choreography.act(() => choreo),
   });
   let explored = 0;
   const violations: string[] = [];

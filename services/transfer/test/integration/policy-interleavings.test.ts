@@ -42,10 +42,7 @@ describe('approval policy: a change racing sends (fast-check scheduler)', () => 
   let h: Harness;
   let choreo: Choreography | undefined;
   const schedules = fc.scheduler({
-    act: async (f) => {
-      await f();
-      await choreo!.quiet();
-    },
+    act: Choreography.act(() => choreo),
   });
 
   beforeAll(async () => {
