@@ -1,6 +1,15 @@
 import { sqlInstant, type Database } from '@wallet/platform';
 import type { CheckpointBatch, CheckpointFence, CheckpointPort } from '../app/balance-checkpoints.js';
 
+/**
+ * The start of the oldest transaction open on this database, other than the caller's own (null: none).
+ * A posting's `created_at` is its transaction's start, so a posting dated before an instant can still
+ * commit after it; nothing dated before this start is missing once it is past (the checkpointer's fence,
+ * the journal's daily heads).
+ */
+export const OLDEST_OPEN_TRANSACTION = `select min(a.xact_start) from pg_stat_activity a
+  where a.datname = current_database() and a.pid <> pg_backend_pid() and a.xact_start is not null and a.backend_type = 'client backend'`;
+
 /** The checkpointer's advisory lock (one pass at a time across replicas): a stable 64-bit key. */
 const CHECKPOINT_LOCK = 0x636b7074; // 'ckpt'
 
@@ -40,9 +49,7 @@ export class CheckpointStore implements CheckpointPort {
     const [r] = await this.db.query<{ now: string; oldest: string | null; through: string; unheld: string; done: string | null }>(
       `with c as (select coalesce(?::timestamptz, now()) as now),
             h as (select c.now, c.now - make_interval(secs => ?::double precision) as horizon,
-                         (select min(a.xact_start) from pg_stat_activity a
-                           where a.datname = current_database() and a.pid <> pg_backend_pid() and a.xact_start is not null
-                             and a.backend_type = 'client backend') as oldest
+                         (${OLDEST_OPEN_TRANSACTION}) as oldest
                     from c)
        select ${sqlInstant('h.now')} as now, ${sqlInstant('h.oldest')} as oldest,
               ${sqlInstant(hourStart('least(h.horizon, h.now, coalesce(h.oldest, h.now))'))} as through,

@@ -1,6 +1,7 @@
 import { addDays, appendOutbox, sqlInstant, type Database } from '@wallet/platform';
 import type { OutboxEvent } from '../app/ports.js';
 import type { JournalPort, RecordedHead, SealOutcome } from '../app/journal.js';
+import { OLDEST_OPEN_TRANSACTION } from './checkpoint.store.js';
 import { GENESIS, contentHash, linkHash, type JournalHead, type JournalPosting, type SealedRow } from '../domain/journal.js';
 
 /** The sealer's advisory lock (one sealer at a time across replicas): a stable 64-bit key. */
@@ -65,8 +66,8 @@ export class JournalStore implements JournalPort {
    * One pass of the sealer: under the advisory lock, the oldest `limit` queued postings are hashed
    * onto the chain's head, appended and dequeued in ONE transaction (sealed exactly once, or not at
    * all). Then the heads of the days up to `closeDay` (a Bogotá day, YYYY-MM-DD) not recorded yet, from
-   * the day after the last recorded one, each once no posting created on or before it is still queued,
-   * each with `headEvent`'s event.
+   * the day after the last recorded one, each once no posting created on or before it is still queued
+   * and no transaction that began before its end is still open, each with `headEvent`'s event.
    */
   seal(limit: number, closeDay: string | null, headEvent: (h: JournalHead & { day: string }) => OutboxEvent): Promise<SealOutcome> {
     return this.db.tx(async (tx) => {
@@ -116,9 +117,13 @@ export class JournalStore implements JournalPort {
         const [last] = await tx.query<{ day: string | null }>(`select to_char(max(day), 'YYYY-MM-DD') as day from ledger.journal_heads`);
         let day = last?.day ? addDays(last.day, 1) : closeDay;
         for (let n = 0; day <= closeDay && n < MAX_DAYS_PER_PASS; n++, day = addDays(day, 1)) {
+          // Open: a posting of the day still queued, or a transaction that began before the day's end still
+          // running (a posting it writes is dated that day and would commit after the head).
           const [open] = await tx.query<{ open: boolean }>(
-            `select exists (select 1 from ledger.journal_queue q join ledger.postings p on p.id = q.posting_id
-                             where p.created_at < ((?::date + 1)::timestamp at time zone '${BOGOTA}')) as open`,
+            `with d as (select ((?::date + 1)::timestamp at time zone '${BOGOTA}') as day_end)
+             select exists (select 1 from ledger.journal_queue q join ledger.postings p on p.id = q.posting_id, d
+                             where p.created_at < d.day_end)
+                 or coalesce((${OLDEST_OPEN_TRANSACTION}) < (select day_end from d), false) as open`,
             [day],
           );
           if (open?.open) break;

@@ -164,6 +164,32 @@ describe('returns of credited inflows', () => {
     expect((await h.api.movement(other.co, other.movementId)).status).toBe(MovementStatus.COMPLETED);
   });
 
+  it('a reversal racing return claims of the same payment: either the reversal or the claims, never both', async () => {
+    for (let round = 0; round < 8; round++) {
+      const { co, inflowKey, movementId: inflowId } = await credited(InflowSource.PSE);
+      await h.api.credit(co, { rail: Rail.ACH, amountCents: 500_000n });
+      const outcomes = await Promise.allSettled([
+        h.api.reverseInflow(co, { originalIdempotencyKey: inflowKey }),
+        h.api.reserveReturn(co, { inflowIdempotencyKey: inflowKey, amount: 20_000n }),
+        h.api.reserveReturn(co, { inflowIdempotencyKey: inflowKey, amount: 30_000n }),
+      ]);
+      const [reversal, ...claims] = outcomes;
+      const status = (await h.api.movement(co, inflowId)).status;
+      const claimed = claims.filter((c) => c.status === 'fulfilled').length;
+      const returned = await countRows(h, 'select returned_cents::text as n from ledger.movements where id = ?::uuid', [inflowId]);
+      if (reversal.status === 'fulfilled') {
+        // The reversal won the payment's row first: no claim after it.
+        expect([status, claimed, returned]).toEqual([MovementStatus.REVERSED, 0, 0]);
+      } else {
+        // A claim won first: the reversal is refused, the payment stays credited with the claims it took.
+        expect([status, (reversal.reason as { code?: string }).code]).toEqual([MovementStatus.COMPLETED, 'INVALID_STATE_TRANSITION']);
+        expect(claimed).toBeGreaterThan(0);
+        const amounts = claims.flatMap((c, i) => (c.status === 'fulfilled' ? [[20_000, 30_000][i]!] : []));
+        expect(returned).toBe(amounts.reduce((a, b) => a + b, 0));
+      }
+    }
+  });
+
   it('concurrent returns for the last pesos: the claims stay within the gross, whatever the order', async () => {
     const { co, inflowKey, movementId: inflowId } = await credited(InflowSource.BREB);
     await h.api.credit(co, { rail: Rail.BREB, amountCents: 10_000_000n });
