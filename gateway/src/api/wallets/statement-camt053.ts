@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { create, fragment } from 'xmlbuilder2';
 import type { StatementEntry } from './schemas.js';
-import { ENTRY_ES, journalHeadText, type StatementDocument, type StatementLineView } from './statement.js';
+import { ENTRY_ES, journalHeadText, yymmdd, type StatementDocument, type StatementLineView } from './statement.js';
 
 /** The message's namespace: ISO 20022 BankToCustomerStatementV08. */
 export const CAMT053_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
@@ -298,11 +298,13 @@ function chunks(value: string, max: number): string[] {
 }
 
 const hex = (uuid: string) => uuid.replace(/-/g, '').slice(0, 35);
-const yymmdd = (isoDay: string) => isoDay.slice(2, 4) + isoDay.slice(5, 7) + isoDay.slice(8, 10);
 /** `2026-11-28T11:39:52.123456-05:00` → `20261128113952` (Bogotá wall clock, to the second). */
 const compact = (bogota: string) => bogota.slice(0, 19).replace(/[-:T]/g, '');
 
-/** An instant as ISO 8601 in Bogotá time, to the millisecond (`2026-11-28T11:39:52.123-05:00`). */
+/**
+ * An instant as ISO 8601 in Bogotá time, to the millisecond (`2026-11-28T11:39:52.123-05:00`): camt.053's
+ * CreDtTm, in the precision banks' importers expect (the API's instants, `bogotaIso`, carry six digits).
+ */
 function isoDateTime(d: Date): string {
   return new Date(d.getTime() - 5 * 3_600_000).toISOString().replace('Z', '-05:00');
 }

@@ -1,5 +1,5 @@
 import type { StatementEntry } from './schemas.js';
-import { journalHeadText, type StatementDocument } from './statement.js';
+import { journalHeadText, yymmdd, type StatementDocument } from './statement.js';
 
 /**
  * A statement as a SWIFT MT940 customer statement message (docs/statements.md), for accounting
@@ -84,8 +84,6 @@ const ENTRY_TEXT: Record<StatementEntry, string> = {
   WALLET_MOVE_OUT: 'TRASLADO A OTRA BILLETERA PROPIA',
   WALLET_MOVE_IN: 'TRASLADO DESDE OTRA BILLETERA PROPIA',
 };
-
-const yymmdd = (isoDay: string) => isoDay.slice(2, 4) + isoDay.slice(5, 7) + isoDay.slice(8, 10);
 
 /** Centavos as an MT940 amount: whole pesos, a decimal comma, two decimals (`1234,56`). */
 function amount(cents: bigint): string {

@@ -296,6 +296,9 @@ function add(t: Totals, l: ledgerV1.StatementLine): void {
   t.lines += 1;
 }
 
+/** `2026-11-28` → `261128`: a Bogotá day as the banks' formats write it (MT940's dates, camt.053's sequence). */
+export const yymmdd = (isoDay: string) => isoDay.slice(2, 4) + isoDay.slice(5, 7) + isoDay.slice(8, 10);
+
 /**
  * The journal's daily head as the statement files print it (MT940's closing `:86:`, camt.053's
  * AddtlStmtInf): in words a reader of the file understands, the hash whole.
