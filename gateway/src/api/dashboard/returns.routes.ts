@@ -73,14 +73,17 @@ export function dashboardDepositReturnRoutes(auth: DashboardAuth, keys: CollectK
         'SERVICE_UNAVAILABLE',
       ],
       handler: async ({ params, body, session, call }) => {
+        // The payment's source, read by the precheck: its owner is then asked directly.
+        let source: string | undefined;
         const r = await signWithTotp(auth, session!, body.totpCode, {
           // What can be told without the code (CONTRACT §9: a refusal spends none); the owner checks it all again under the payment's lock.
           precheck: async () => {
             const d = await deposits.getDeposit({ id: params.id }, call);
+            source = d.source;
             if (d.status !== 'ASSIGNED') {
               throw new AppError('INVALID_STATE_TRANSITION', `Solo un pago acreditado (ASSIGNED) puede devolverse; este está en ${d.status}.`);
             }
-            const { items } = await owner.list(params.id, call);
+            const { items } = await owner.list(params.id, call, source);
             if (items.length >= MAX_RETURNS_PER_PAYMENT) {
               throw new AppError('INVALID_STATE_TRANSITION', `Un pago admite hasta ${MAX_RETURNS_PER_PAYMENT} devoluciones.`);
             }
@@ -106,6 +109,7 @@ export function dashboardDepositReturnRoutes(auth: DashboardAuth, keys: CollectK
                 requestedBy: `user:${session!.userId}`,
               },
               call,
+              source,
             ),
         });
         return { status: 201, body: depositReturnView(r) };

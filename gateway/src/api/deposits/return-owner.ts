@@ -18,20 +18,26 @@ async function byOwner<T>(bre: () => Promise<T>, pse: () => Promise<T>): Promise
   }
 }
 
+/** `source`: the payment's (`Deposit.source`, BREB or PSE) when the caller already read it; its owner is then asked directly. */
 export interface DepositReturnsByOwner {
-  create(req: depositV1.CreateDepositReturnRequest, call: CallContext): Promise<depositV1.DepositReturn>;
-  list(depositId: string, call: CallContext): Promise<depositV1.ListDepositReturnsResponse>;
+  create(req: depositV1.CreateDepositReturnRequest, call: CallContext, source?: string): Promise<depositV1.DepositReturn>;
+  list(depositId: string, call: CallContext, source?: string): Promise<depositV1.ListDepositReturnsResponse>;
 }
 
 export function depositReturnsByOwner(keys: CollectKeyClient, deposits: DepositClient): DepositReturnsByOwner {
+  // Known source: one call to its owner; unknown (the API's routes): collect-key, then pse-deposit.
+  const ask = <T>(source: string | undefined, bre: () => Promise<T>, pse: () => Promise<T>): Promise<T> =>
+    source === 'BREB' ? bre() : source === 'PSE' ? pse() : byOwner(bre, pse);
   return {
-    create: (req, call) =>
-      byOwner(
+    create: (req, call, source) =>
+      ask(
+        source,
         () => keys.createDepositReturn(req, call),
         () => deposits.createDepositReturn(req, call),
       ),
-    list: (depositId, call) =>
-      byOwner(
+    list: (depositId, call, source) =>
+      ask(
+        source,
         () => keys.listDepositReturns({ depositId }, call),
         () => deposits.listDepositReturns({ depositId }, call),
       ),
