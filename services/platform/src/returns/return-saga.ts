@@ -15,6 +15,7 @@ import {
   type ReturnReason,
 } from './return-machine.js';
 import type { ReturnLedger, ReturnPatch, ReturnRail, ReturnRecord, ReturnStore } from './ports.js';
+import { linkActiveSpanToSagaOf } from '../telemetry/tracing.js';
 
 /** The subjects an owner publishes a return's end on (DEPOSITS): `deposit.returned`, `deposit.return_failed`. */
 export interface ReturnSubjects {
@@ -209,6 +210,11 @@ export class ReturnSaga {
     return this.settle({ ...r, parked: false }, 'operator');
   }
 
+  /** The return's trace context (an operator's resolution links to it). */
+  async traceparentOf(id: string): Promise<string | null | undefined> {
+    return (await this.deps.returns.byId(id))?.traceparent;
+  }
+
   async reload(r: ReturnRecord): Promise<ReturnRecord> {
     return (await this.deps.returns.byId(r.id)) ?? r;
   }
@@ -240,6 +246,8 @@ export class ReturnSaga {
  * that did not finish leaves it RESOLVING (the same action again resumes it).
  */
 export async function resolveReturnException(saga: ReturnSaga, exceptions: Pick<MoneyExceptionStore, 'reopen'>, won: MoneyException): Promise<void> {
+  // The operator's resolution, found from the return's trace (and it from this one).
+  await linkActiveSpanToSagaOf(() => saga.traceparentOf(won.resourceId), { 'wallet.return_id': won.resourceId, 'wallet.exception_id': won.id });
   if (won.action !== 'retry') return;
   const after = await saga.resume(won.resourceId);
   if (after.parked) {

@@ -91,13 +91,7 @@ export class ResolveDepositException {
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
-      if (won.kind === RETURN_EXCEPTION_KIND) {
-        await linkActiveSpanToSagaOf(async () => (await deps.returns.byId(won.resourceId))?.traceparent, {
-          'wallet.return_id': won.resourceId,
-          'wallet.exception_id': won.id,
-        });
-        return resolveReturnException(this.returnSaga, deps.store.exceptions, won);
-      }
+      if (won.kind === RETURN_EXCEPTION_KIND) return resolveReturnException(this.returnSaga, deps.store.exceptions, won);
       // The operator's resolution, found from the payment's trace (and it from this one).
       await linkActiveSpanToSagaOf(async () => (await deps.store.getById(won.resourceId))?.traceparent, {
         'wallet.deposit_id': won.resourceId,
