@@ -771,6 +771,9 @@ describe('cobros (pse-deposit)', () => {
       expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
     });
 
+    // The events' order at the listing consumer only: the events here are published by the test. The ledger no longer
+    // reverses a payment with a return made or under way (docs/returns.md), so these pairs reach the consumer only from
+    // a provider that contradicts itself; the money path of that race is return-vs-reversal.test.ts.
     it('a reversal before or after a return of the same payment ends the same: the payment shows both, the cobro keeps nothing of it', async () => {
       const co = `co-${randomUUID()}`;
       const ends = [];
