@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { AppError } from '@wallet/platform';
+import { AppError, newExceptionId } from '@wallet/platform';
 import { maskKeyValue } from '../domain/collect-key.js';
 import { MONEY_STATES, PAYMENT_MACHINE, type Actor, type ExceptionKind, type PaymentEvent, type PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
@@ -104,7 +103,7 @@ export class PaymentSaga {
   async contradiction(p: PaymentRecord, kind: ExceptionKind, theirs: Record<string, unknown>, stepState: PaymentState): Promise<void> {
     const { deps } = this;
     const { opened, exception } = await deps.store.exceptions.open({
-      id: `exc_${randomBytes(16).toString('hex')}`,
+      id: newExceptionId(),
       kind,
       companyId: p.companyId,
       rail: 'BREB',

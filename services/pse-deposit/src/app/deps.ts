@@ -1,5 +1,5 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { Logger, ReturnStore } from '@wallet/platform';
+import { randomUUID } from 'node:crypto';
+import { newExceptionId, type Logger, type ReturnStore } from '@wallet/platform';
 import type { DepositStore, LedgerPort, Mailer, PseProvider } from './ports.js';
 
 export interface DepositSettings {
@@ -29,5 +29,5 @@ export interface DepositDeps {
 export function depositDeps(
   d: Omit<DepositDeps, 'now' | 'newId' | 'newExceptionId'> & Partial<Pick<DepositDeps, 'now' | 'newId' | 'newExceptionId'>>,
 ): DepositDeps {
-  return { now: () => new Date(), newId: () => randomUUID(), newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`, ...d };
+  return { now: () => new Date(), newId: () => randomUUID(), newExceptionId, ...d };
 }

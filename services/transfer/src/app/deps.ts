@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { currentTraceparent, type Logger } from '@wallet/platform';
+import { currentTraceparent, newExceptionId, type Logger } from '@wallet/platform';
 import type { ScreenedDestination } from '../domain/destination-fingerprint.js';
 import type { CounterpartyStore } from './counterparty-ports.js';
 import type { PolicyBook } from './policy-book.js';
@@ -64,7 +64,7 @@ export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprova
     now: () => new Date(),
     newId: randomUUID,
     newApprovalId: () => `appr_${randomBytes(16).toString('hex')}`,
-    newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`,
+    newExceptionId,
     traceparent: currentTraceparent,
   };
 }
