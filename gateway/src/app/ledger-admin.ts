@@ -62,7 +62,7 @@ export class LedgerAdmin {
 }
 
 /** Under the HTTP server's own time limit (30 s): a verification longer than this is the CLI's (docs/journal.md). */
-export const JOURNAL_VERIFY_DEADLINE_MS = 25_000;
+const JOURNAL_VERIFY_DEADLINE_MS = 25_000;
 
 /** The ledger caps idempotency keys at 200 characters; a reference that would not fit is hashed (deterministically). */
 const MAX_KEY = 200;

@@ -27,7 +27,7 @@ footer{color:#5a6478;font-size:.85rem;margin-top:1.5rem}
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /** Nothing but the page's own stylesheet; no script at all, no form, no framing. */
-export const VERIFY_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+const VERIFY_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
 
 export const VERIFY_PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',

@@ -8,7 +8,7 @@ import { ReceiptNotFoundSchema, ReceiptVerificationSchema, type ReceiptVerificat
 
 const tone = (t: string): 'ok' | 'failed' | 'pending' => (t === 'ok' || t === 'failed' ? t : 'pending');
 
-export function verificationToApi(v: receiptV1.ReceiptVerification): ReceiptVerificationAnswer {
+function verificationToApi(v: receiptV1.ReceiptVerification): ReceiptVerificationAnswer {
   const i = v.issued!;
   return {
     receiptNumber: v.receiptNumber,

@@ -8,7 +8,7 @@ import { ENTRY_ES, journalHeadText, yymmdd, type StatementDocument, type Stateme
 export const CAMT053_NAMESPACE = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.08';
 
 /** Who issues the proprietary bank transaction codes (`BkTxCd/Prtry/Issr`): this platform, by the entry names of its JSON statement. */
-export const PROPRIETARY_CODE_ISSUER = 'WALLET';
+const PROPRIETARY_CODE_ISSUER = 'WALLET';
 
 /** An ISO 20022 bank transaction code (the external code list's domain / family / sub-family). */
 export interface BankTransactionCode {

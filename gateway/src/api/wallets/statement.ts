@@ -157,8 +157,7 @@ export class StatementQuery {
         lines.push(lineView(l, running));
       }
     }
-    const closing = await this.closing(req, call, opening.availableCents, totals);
-    const journalHeads = await this.journalHeads(req, call);
+    const [closing, journalHeads] = await Promise.all([this.closing(req, call, opening.availableCents, totals), this.journalHeads(req, call)]);
     return {
       company: { name: company.name, nit: company.nit },
       rail: req.rail,
