@@ -25,7 +25,6 @@ export interface RecordedHead extends JournalHead {
 /** The journal's tables (persistence/journal.store.ts). */
 export interface JournalPort {
   seal(limit: number, closeDay: string | null, headEvent: (h: JournalHead & { day: string }) => OutboxEvent): Promise<SealOutcome>;
-  head(): Promise<JournalHead>;
   hashAt(seq: bigint): Promise<string | undefined>;
   sealedPage(afterSeq: bigint, limit: number): Promise<SealedRow[]>;
   pending(): Promise<number>;

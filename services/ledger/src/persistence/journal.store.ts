@@ -138,14 +138,6 @@ export class JournalStore implements JournalPort {
     });
   }
 
-  /** The chain's last position (genesis when nothing is sealed). */
-  async head(): Promise<JournalHead> {
-    const [tip] = await this.db.query<{ seq: string; hash: string }>(
-      `select j.seq::text as seq, encode(j.hash, 'hex') as hash from ledger.journal j order by j.seq desc limit 1`,
-    );
-    return tip ? { seq: BigInt(tip.seq), hash: tip.hash } : GENESIS;
-  }
-
   /** The stored hash at a position (undefined: no such position). */
   async hashAt(seq: bigint): Promise<string | undefined> {
     if (seq === 0n) return GENESIS.hash;
