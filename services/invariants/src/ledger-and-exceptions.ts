@@ -6,10 +6,11 @@ import { Offenders, companyScope, formatAge, type CheckOptions, type CheckResult
  * the journal, pending_out equals the open holds, no wallet below zero but by a reversal, each
  * movement equals its postings), the very SQL the ledger's CheckInvariants RPC runs, here under the
  * ledger's read-only role in the checker's snapshot. Always the whole journal (a company's slice of a
- * double-entry journal does not balance on its own).
+ * double-entry journal does not balance on its own), or, `journal: 'incremental'`, what it sealed since
+ * the ledger's verified cut (docs/ledger-check.md), said in the report.
  */
-export async function checkJournal(s: CheckSources, _o: CheckOptions, limit: number): Promise<CheckResult> {
-  const r = await ledgerJournal((sql) => s.ledger.query(sql));
+export async function checkJournal(s: CheckSources, o: CheckOptions, limit: number): Promise<CheckResult> {
+  const r = await ledgerJournal((sql) => s.ledger.query(sql), { mode: o.journal ?? 'full' });
   const bad = new Offenders(limit);
   for (const v of r.violations) bad.add(v);
   return {
@@ -21,7 +22,12 @@ export async function checkJournal(s: CheckSources, _o: CheckOptions, limit: num
     ],
     violations: bad.lines,
     total: bad.total,
-    notChecked: [],
+    notChecked:
+      r.mode === 'incremental' && r.since
+        ? [`incremental: what was sealed after #${r.since.seq} (verified ${r.since.verifiedAt}); older rows are the full check's`]
+        : o.journal === 'incremental'
+          ? ['incremental asked, no verified cut yet: the whole journal was checked']
+          : [],
   };
 }
 

@@ -66,6 +66,11 @@ export interface CheckOptions {
    * sweepers look every second after a grace of seconds; a step owed for minutes is one nobody runs).
    */
   owedHorizonSeconds?: number;
+  /**
+   * The journal check: 'full' (the default) reads every posting, wallet, movement and checkpoint;
+   * 'incremental' only what the journal sealed since the ledger's verified cut (docs/ledger-check.md).
+   */
+  journal?: 'full' | 'incremental';
 }
 
 /** The sweepers' horizon by default (CheckOptions.owedHorizonSeconds). */

@@ -18,6 +18,7 @@ import { SqlLedgerStore } from './persistence/ledger.store.js';
 import { JournalStore } from './persistence/journal.store.js';
 import { JournalSealer } from './app/journal.js';
 import { BalanceCheckpointer } from './app/balance-checkpoints.js';
+import { LedgerSelfCheck } from './app/self-check.js';
 import { CheckpointStore } from './persistence/checkpoint.store.js';
 import { ledgerMigrations } from './persistence/migrations/index.js';
 
@@ -49,6 +50,11 @@ export interface LedgerRuntimeOptions {
    * default every minute, 300 s margin. 'off': none in this process (tests that run passes themselves).
    */
   balanceCheckpoints?: { intervalMs: number; marginSeconds: number } | 'off';
+  /**
+   * How often the journal is checked since the verified cut, and the cut moved (LEDGER_SELF_CHECK_INTERVAL_MS,
+   * docs/ledger-check.md); the first run one interval after start. 0 or absent: none in this process.
+   */
+  selfCheckIntervalMs?: number;
   logger: Logger;
 }
 
@@ -119,6 +125,12 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     if (checkpointer) {
       checkpointer.start();
       scope.defer(() => checkpointer.stop());
+    }
+    if (o.selfCheckIntervalMs) {
+      // The journal's invariants since the verified cut (docs/ledger-check.md): beside the posting path.
+      const selfCheck = new LedgerSelfCheck(uc.checkInvariants, { intervalMs: o.selfCheckIntervalMs }, log);
+      selfCheck.start();
+      scope.defer(() => selfCheck.stop());
     }
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);

@@ -18,6 +18,8 @@ export const ledgerEnvSchema = baseEnvSchema.extend({
   BALANCE_CHECKPOINT_INTERVAL_MS: env.int(60_000, 50),
   /** How long after an hour's end its checkpoints may be written (beside the open-transaction fence). */
   BALANCE_CHECKPOINT_MARGIN_SECONDS: env.int(300, 0),
+  /** How often the ledger checks what its journal sealed since the verified cut (docs/ledger-check.md); 0: never. */
+  LEDGER_SELF_CHECK_INTERVAL_MS: env.int(3_600_000, 0),
 });
 
 export type LedgerConfig = Omit<z.infer<typeof ledgerEnvSchema>, 'LEDGER_MIGRATE_ON_START'> & { LEDGER_MIGRATE_ON_START: boolean };

@@ -30,6 +30,7 @@ try {
     balanceAlertIntervalMs: config.BALANCE_ALERT_INTERVAL_MS,
     journalSealIntervalMs: config.JOURNAL_SEAL_INTERVAL_MS,
     balanceCheckpoints: { intervalMs: config.BALANCE_CHECKPOINT_INTERVAL_MS, marginSeconds: config.BALANCE_CHECKPOINT_MARGIN_SECONDS },
+    selfCheckIntervalMs: config.LEDGER_SELF_CHECK_INTERVAL_MS,
     logger: log,
   });
   onShutdown(log, [['ledger', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);

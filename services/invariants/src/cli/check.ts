@@ -17,6 +17,9 @@ import { CHECK_NAMES, checkInvariants, formatReport, pushLedgerCheck, selfTest, 
  *   --rail none|auto                           the rails' side from the sandbox when installed (auto)
  *   --owed-horizon <seconds>                   a money step owed longer than this (no open exception
  *                                              parking it) is a violation (default 900)
+ *   --incremental                              the journal check reads only what was sealed since the
+ *                                              ledger's verified cut (docs/ledger-check.md); the other
+ *                                              checks are whole either way
  *   --json                                     the report as JSON
  *   --pushgateway <url>                        also push the result to this Prometheus Pushgateway
  *                                              (or INVARIANTS_PUSHGATEWAY_URL), group job=<--push-job>
@@ -90,7 +93,11 @@ try {
     process.stdout.write(flag('json') ? `${JSON.stringify(r!.report, null, 2)}\n` : `${formatReport(r!.report)}\n`);
     process.exitCode = r!.skipped ? 2 : r!.report.ok ? 0 : 1;
   } else {
-    const report = await checkInvariants(client, { rail, ...(owedHorizonSeconds ? { owedHorizonSeconds } : {}) });
+    const report = await checkInvariants(client, {
+      rail,
+      ...(owedHorizonSeconds ? { owedHorizonSeconds } : {}),
+      ...(flag('incremental') ? { journal: 'incremental' as const } : {}),
+    });
     run = { report, durationSeconds: (performance.now() - started) / 1000, at: new Date() };
     process.stdout.write(flag('json') ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     process.exitCode = report.ok ? 0 : 1;

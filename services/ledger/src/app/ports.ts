@@ -250,6 +250,32 @@ export interface InvariantReport {
   wallets: bigint;
 }
 
+/** The verified cut (docs/ledger-check.md): where the journal last held, as the snapshot that checked it saw it. */
+export interface JournalCut {
+  /** The journal position checked through (the number of postings sealed up to it). */
+  seq: bigint;
+  /** The balance checkpointer's progress in that snapshot: every checkpoint up to it was checked. */
+  checkpointsThrough: string | null;
+  verifiedAt: string;
+  mode: 'full' | 'incremental';
+}
+
+export interface JournalCheckOptions {
+  /**
+   * 'full' (the default): every posting, wallet, movement and checkpoint. 'incremental': what was
+   * sealed or queued since the verified cut, against the cut's sums (docs/ledger-check.md, what it
+   * does not see); the whole journal when there is no cut yet.
+   */
+  mode?: 'full' | 'incremental';
+}
+
+export interface JournalCheckReport extends InvariantReport {
+  /** What was checked: an incremental request with no cut yet runs in full. */
+  mode: 'full' | 'incremental';
+  /** The cut an incremental check started from. */
+  since: JournalCut | null;
+}
+
 export interface LedgerStore {
   openWallets(companyId: string, rails: WalletRail[], eventFor: (created: WalletRail[]) => OutboxEvent): Promise<{ created: WalletRail[] }>;
   getWallets(companyId: string): Promise<WalletBalance[]>;
@@ -299,7 +325,8 @@ export interface LedgerStore {
   feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>>;
   upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord>;
 
-  checkInvariants(): Promise<InvariantReport>;
+  /** LEDGER.md invariants 1-8 in one snapshot; `record`: a check that held moves the verified cut (docs/ledger-check.md). */
+  checkInvariants(o?: JournalCheckOptions & { record?: boolean }): Promise<JournalCheckReport & { cut?: JournalCut }>;
 
   /**
    * Balance alerts (docs/balance-alerts.md). Sets a wallet's thresholds: its next evaluation is due at

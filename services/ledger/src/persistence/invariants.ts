@@ -1,8 +1,8 @@
-import { sqlInstant, type Database } from '@wallet/platform';
-import type { InvariantReport } from '../app/ports.js';
+import { sqlInstant, type Database, type Tx } from '@wallet/platform';
+import type { InvariantReport, JournalCheckOptions, JournalCheckReport, JournalCut } from '../app/ports.js';
 import { hourEnd } from './checkpoint.store.js';
 
-export type { InvariantReport };
+export type { InvariantReport, JournalCheckOptions, JournalCheckReport, JournalCut };
 /** The reconciliation's clearing accounts (the cross-service `clearing` check reads them). */
 export { CLEARINGS, CLEARING_ACCOUNTS, type Clearing } from '../domain/rails.js';
 
@@ -15,19 +15,104 @@ const LIST = 50;
 const LIVE = `('PENDING', 'AWAITING_APPROVAL', 'EXECUTING')`;
 
 /**
- * LEDGER.md invariants 1-5 as SQL over one snapshot (repeatable read), so a check never sees half
- * of a posting being written. Each check returns its offenders as readable lines.
+ * LEDGER.md invariants 1-8 as SQL over one snapshot (repeatable read), so a check never sees half
+ * of a posting being written. Each check returns its offenders as readable lines. `record`: when
+ * nothing is wrong, the check moves the verified cut to what it checked, in its own snapshot (the
+ * ledger's self-check; a read-only caller never records).
  */
-export async function checkInvariants(db: Database): Promise<InvariantReport> {
-  return db.tx((tx) => checkJournal((sql) => tx.query(sql)), { isolation: 'repeatable read' });
+export async function checkInvariants(db: Database, o: JournalCheckOptions & { record?: boolean } = {}): Promise<JournalCheckReport & { cut?: JournalCut }> {
+  const started = performance.now();
+  return db.tx(
+    async (tx) => {
+      const read: ReadSql = (sql) => tx.query(sql);
+      const report = await checkJournal(read, o);
+      if (!o.record || report.violations.length > 0) return report;
+      const cut = await recordCut(tx, report, Math.round(performance.now() - started));
+      return cut ? { ...report, cut } : report;
+    },
+    { isolation: 'repeatable read' },
+  );
+}
+
+/** The latest verified cut, as the given snapshot sees it (null: none recorded yet). */
+export async function readCut(read: ReadSql): Promise<JournalCut | null> {
+  const [c] = await read<{ seq: string; checkpoints_through: string | null; verified_at: string; mode: 'full' | 'incremental' }>(
+    `select seq::text as seq, ${sqlInstant('checkpoints_through')} as checkpoints_through, ${sqlInstant('verified_at')} as verified_at, mode
+       from ledger.journal_cut`,
+  );
+  return c ? { seq: BigInt(c.seq), checkpointsThrough: c.checkpoints_through, verifiedAt: c.verified_at, mode: c.mode } : null;
+}
+
+/**
+ * Moves the verified cut to the journal's last sealed position in the check's snapshot: each wallet's
+ * sums over the postings sealed since the old cut are added to its row (in full: every wallet's sums
+ * from the beginning, written afresh). Optimistic: the cut row is updated only where it still is what
+ * the snapshot saw, so a check that raced another's recording fails (a serialization failure, or the
+ * primary key of a first cut) instead of counting a stretch twice. Null: nothing sealed since the cut.
+ */
+async function recordCut(tx: Tx, r: JournalCheckReport, durationMs: number): Promise<JournalCut | undefined> {
+  const [head] = await tx.query<{ seq: string; hash: Buffer | null; checkpoints_through: string | null; queued_entries: string }>(
+    `select coalesce((select max(seq) from ledger.journal), 0)::text as seq,
+            (select j.hash from ledger.journal j order by j.seq desc limit 1) as hash,
+            (select ${sqlInstant('p.through')} from ledger.balance_checkpoint_progress p) as checkpoints_through,
+            (select count(*) from ledger.entries e where e.posting_id in (select q.posting_id from ledger.journal_queue q))::text as queued_entries`,
+  );
+  const seq = BigInt(head!.seq);
+  const from = r.mode === 'incremental' && r.since ? r.since.seq : null;
+  if (from !== null && seq === from) return undefined;
+  const sums = (range: string) => `
+    select split_part(e.account, ':', 2) as company_id, split_part(e.account, ':', 3) as rail,
+           coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_available:')), 0) as available,
+           coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_pending_out:')), 0) as pending,
+           count(distinct e.posting_id) as postings
+      from ledger.journal j join ledger.entries e on e.posting_id = j.posting_id
+     where ${range} and (starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:'))
+     group by 1, 2`;
+  // The entries of the postings sealed up to the cut: all of them but the queued ones' (the snapshot's).
+  const entries = r.entries - BigInt(head!.queued_entries);
+  if (from === null) {
+    await tx.query('delete from ledger.journal_cut_wallets');
+    await tx.query(
+      `insert into ledger.journal_cut_wallets (company_id, rail, available_cents, pending_out_cents, postings, seq)
+       select company_id, rail, available, pending, postings, ?::bigint from (${sums('j.seq <= ?::bigint')}) s`,
+      [seq.toString(), seq.toString()],
+    );
+  } else {
+    await tx.query(
+      `insert into ledger.journal_cut_wallets as w (company_id, rail, available_cents, pending_out_cents, postings, seq)
+       select company_id, rail, available, pending, postings, ?::bigint from (${sums('j.seq > ?::bigint and j.seq <= ?::bigint')}) s
+       on conflict (company_id, rail) do update
+          set available_cents = w.available_cents + excluded.available_cents, pending_out_cents = w.pending_out_cents + excluded.pending_out_cents,
+              postings = w.postings + excluded.postings, seq = excluded.seq`,
+      [seq.toString(), from.toString(), seq.toString()],
+    );
+  }
+  const row = [seq.toString(), head!.hash, head!.checkpoints_through, entries.toString(), r.mode, durationMs];
+  const [written] =
+    r.since === null
+      ? await tx.query<{ verified_at: string }>(
+          `insert into ledger.journal_cut (seq, hash, checkpoints_through, entries, mode, duration_ms)
+           values (?::bigint, ?, ?::timestamptz, ?::bigint, ?, ?) returning ${sqlInstant('verified_at')} as verified_at`,
+          row,
+        )
+      : await tx.query<{ verified_at: string }>(
+          `update ledger.journal_cut set seq = ?::bigint, hash = ?, checkpoints_through = ?::timestamptz, entries = ?::bigint, mode = ?,
+                  duration_ms = ?, verified_at = now()
+            where seq = ?::bigint returning ${sqlInstant('verified_at')} as verified_at`,
+          [...row, r.since.seq.toString()],
+        );
+  if (!written) throw new Error('the verified cut moved during the check; not recorded');
+  return { seq, checkpointsThrough: head!.checkpoints_through, verifiedAt: written.verified_at, mode: r.mode };
 }
 
 /**
  * The same checks over any read path: the ledger's own transaction above, or the cross-service
  * checker's snapshot under the ledger's read-only role (services/invariants).
  */
-export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
+export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): Promise<JournalCheckReport> {
+  const since = o.mode === 'incremental' ? await readCut(read) : null;
   {
+    const q = scopeOf(since);
     const violations: string[] = [];
     const check = async (sql: string, line: (r: Record<string, string>) => string) => {
       const rows = await read<Record<string, string>>(`${sql} limit ${LIST + 1}`);
@@ -35,34 +120,39 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
       if (rows.length > LIST) violations.push('… more rows of the check above were not listed');
     };
 
-    // 1. All entries sum to zero; every posting sums to zero and has at least two lines.
+    // 1. All entries sum to zero; every posting sums to zero and has at least two lines. (Incremental: the
+    //    new postings; the journal's total is then the cut's zero plus theirs, each zero.)
+    if (!since) {
+      await check(
+        `select sum(amount)::text as total from ledger.entries having coalesce(sum(amount), 0) <> 0`,
+        (r) => `[1] the journal sums to ${r.total}, not 0`,
+      );
+    }
     await check(
-      `select sum(amount)::text as total from ledger.entries having coalesce(sum(amount), 0) <> 0`,
-      (r) => `[1] the journal sums to ${r.total}, not 0`,
-    );
-    await check(
-      `select posting_id::text as id, sum(amount)::text as total from ledger.entries group by posting_id having sum(amount) <> 0`,
+      `select posting_id::text as id, sum(amount)::text as total from ledger.entries ${q.where('posting_id')} group by posting_id having sum(amount) <> 0`,
       (r) => `[1] posting ${r.id} sums to ${r.total}, not 0`,
     );
     // (A `void` posting is a fence on an idempotency key: it moves no money and has no entries.)
     await check(
       `select p.id::text as id, count(e.posting_id)::text as n from ledger.postings p
-        left join ledger.entries e on e.posting_id = p.id group by p.id
+        left join ledger.entries e on e.posting_id = p.id ${q.where('p.id')} group by p.id
         having count(e.posting_id) < 2 and bool_and(p.kind <> 'void') or (bool_or(p.kind = 'void') and count(e.posting_id) > 0)`,
       (r) => `[1] posting ${r.id} has ${r.n} entries`,
     );
-    await check(
-      `select distinct e.posting_id::text as id from ledger.entries e
-        where not exists (select 1 from ledger.postings p where p.id = e.posting_id)`,
-      (r) => `[1] entries of unknown posting ${r.id}`,
-    );
+    if (!since) {
+      await check(
+        `select distinct e.posting_id::text as id from ledger.entries e
+          where not exists (select 1 from ledger.postings p where p.id = e.posting_id)`,
+        (r) => `[1] entries of unknown posting ${r.id}`,
+      );
+    }
 
     // A reconciliation adjustment (PostClearingAdjustment) belongs to no company and is exactly its two
     // lines: a clearing account +delta and its reconciliation_differences twin −delta; nothing else
     // touches reconciliation_differences.
     await check(
       `select p.id::text as id, p.kind, p.company_id, count(e.posting_id)::text as n from ledger.postings p
-        join ledger.entries e on e.posting_id = p.id
+        join ledger.entries e on e.posting_id = p.id ${q.where('p.id')}
        group by p.id
       having bool_or(starts_with(e.account, 'reconciliation_differences:')) <> (p.kind = 'recon_adjustment')
           or (p.kind = 'recon_adjustment' and (p.company_id <> '' or count(*) <> 2
@@ -74,20 +164,29 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
     );
 
     // 2. Each wallet equals the sum of its accounts' entries; version = postings touching it.
+    //    (Incremental: the cut's sums plus the new postings'.)
     await check(
       `
       with we as (
         select split_part(account, ':', 1) as kind, split_part(account, ':', 2) as company_id,
                split_part(account, ':', 3) as rail, posting_id, amount
           from ledger.entries
-         where starts_with(account, 'wallet_available:') or starts_with(account, 'wallet_pending_out:')
-      ), agg as (
+         where (starts_with(account, 'wallet_available:') or starts_with(account, 'wallet_pending_out:')) ${q.and('posting_id')}
+      ), fresh as (
         select company_id, rail,
                coalesce(sum(amount) filter (where kind = 'wallet_available'), 0) as available,
                coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
                count(distinct posting_id) as postings
           from we group by company_id, rail
-      )
+      ), agg as (${
+        since
+          ? `select coalesce(c.company_id, f.company_id) as company_id, coalesce(c.rail, f.rail) as rail,
+                    coalesce(c.available_cents, 0) + coalesce(f.available, 0) as available,
+                    coalesce(c.pending_out_cents, 0) + coalesce(f.pending, 0) as pending,
+                    coalesce(c.postings, 0) + coalesce(f.postings, 0) as postings
+               from ledger.journal_cut_wallets c full join fresh f on f.company_id = c.company_id and f.rail = c.rail`
+          : 'select * from fresh'
+      })
       select coalesce(w.company_id, a.company_id) as company_id, coalesce(w.rail, a.rail) as rail,
              (w.company_id is not null)::text as has_row,
              coalesce(w.available_cents, 0)::text as available, coalesce(a.available, 0)::text as journal_available,
@@ -105,7 +204,9 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
             `pending_out ${r.pending} vs journal ${r.journal_pending}, version ${r.version} vs ${r.postings} postings`,
     );
 
-    // 3. pending_out = the sum of open holds; an open hold ⇔ a live transfer.
+    // 3. pending_out = the sum of open holds; an open hold ⇔ a live transfer. (Incremental: every open
+    //    hold and live transfer, and those a new posting touched: a hold closes and a transfer ends only
+    //    by a posting.)
     await check(
       `
       select w.company_id, w.rail, w.pending_out_cents::text as pending, coalesce(h.total, 0)::text as holds
@@ -119,10 +220,11 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
       `
       select h.id::text as id, h.status, coalesce(m.status, 'none') as movement_status
         from ledger.holds h left join ledger.movements m on m.id = h.movement_id and m.company_id = h.company_id
-       where m.id is null or m.type <> 'TRANSFER_OUT'
+       where (m.id is null or m.type <> 'TRANSFER_OUT'
           or (h.status = 'OPEN' and m.status not in ${LIVE})
           or (h.status = 'COMMITTED' and m.status <> 'COMPLETED')
-          or (h.status = 'RELEASED' and m.status not in ('FAILED', 'EXPIRED'))`,
+          or (h.status = 'RELEASED' and m.status not in ('FAILED', 'EXPIRED')))
+         ${since ? `and (h.status = 'OPEN' or h.id in (select p.hold_id from ledger.postings p where p.hold_id is not null ${q.and('p.id')}))` : ''}`,
       (r) => `[3] hold ${r.id} is ${r.status} but its transfer is ${r.movement_status}`,
     );
     await check(
@@ -130,7 +232,8 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
       select m.id::text as id, m.status from ledger.movements m
        where m.type = 'TRANSFER_OUT' and m.move_id is null
          and not exists (select 1 from ledger.holds h where h.movement_id = m.id
-                          and (h.status = 'OPEN') = (m.status in ${LIVE}))`,
+                          and (h.status = 'OPEN') = (m.status in ${LIVE}))
+         ${since ? `and (m.status in ${LIVE} or m.id in (${q.touchedMovements}))` : ''}`,
       (r) => `[3] transfer ${r.id} is ${r.status} without a matching hold`,
     );
 
@@ -143,12 +246,20 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
       (r) => `[4] wallet ${r.company_id}:${r.rail} available is ${r.available}`,
     );
 
-    // 5. A movement's amounts equal the entries of its postings.
+    // 5. A movement's amounts equal the entries of its postings. (Incremental: the movements a new
+    //    posting belongs to, each with all its postings: a movement is written by its first posting's
+    //    statement, so none of its postings is older than it; and the legs of a new move.)
     await check(
       `
-      with me as (
+      with ${since ? `mm as (select * from ledger.movements where id in (${q.touchedMovements})),` : ''}
+      me as (
         select p.movement_id, split_part(e.account, ':', 1) as cls, sum(e.amount) as amt
-          from ledger.postings p join ledger.entries e on e.posting_id = p.id
+          from ${
+            since
+              ? `mm join ledger.postings p on p.company_id = mm.company_id and p.created_at >= mm.created_at and p.movement_id = mm.id`
+              : 'ledger.postings p'
+          }
+          join ledger.entries e on e.posting_id = p.id
          where p.movement_id is not null group by p.movement_id, split_part(e.account, ':', 1)
       ), pm as (
         select movement_id,
@@ -170,7 +281,7 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
                (select coalesce(sum(e.amount), 0) from ledger.postings p join ledger.entries e on e.posting_id = p.id
                  where m.move_id is not null and p.id = m.move_id and p.kind = 'move'
                    and e.account = 'wallet_available:' || m.company_id || ':' || m.wallet_rail) as leg
-          from ledger.movements m left join pm on pm.movement_id = m.id
+          from ${since ? 'mm' : 'ledger.movements'} m left join pm on pm.movement_id = m.id
       )
       select id::text as id, type, status, amount::text as amount, total_fee::text as total_fee, iva_amount::text as iva_amount,
              net_amount::text as net_amount, avail::text as avail, pend::text as pend, fee::text as fee, iva::text as iva,
@@ -233,7 +344,7 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
               (select count(*) from ledger.entries e where e.posting_id = p.id
                   and starts_with(e.account, 'wallet_available:' || p.company_id || ':'))::text as own
          from ledger.postings p
-        where p.kind = 'move'
+        where p.kind = 'move' ${q.and('p.id')}
           and ((select count(*) from ledger.movements m where m.move_id = p.id) <> 2
             or (select count(distinct m.type) from ledger.movements m where m.move_id = p.id and m.company_id = p.company_id) <> 2
             or (select count(*) from ledger.entries e where e.posting_id = p.id) <> 2
@@ -243,7 +354,7 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
     );
     await check(
       `select m.id::text as id, m.move_id::text as move_id from ledger.movements m
-        where m.move_id is not null
+        where m.move_id is not null ${since ? `and m.id in (${q.touchedMovements})` : ''}
           and not exists (select 1 from ledger.postings p where p.id = m.move_id and p.kind = 'move' and p.company_id = m.company_id)`,
       (r) => `[7] movement ${r.id} is a leg of ${r.move_id}, which is no move of its company`,
     );
@@ -252,43 +363,107 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
     // postings created before its instant (the end of an hour in which the wallet moved). A posting
     // dated inside a checkpointed stretch after it was checkpointed (which the checkpointer's fence
     // exists to prevent) shows here: every later checkpoint of its wallet is short of it.
-    await check(
-      `with we as (
-         select split_part(e.account, ':', 1) as kind, split_part(e.account, ':', 2) as company_id,
-                split_part(e.account, ':', 3) as rail, e.posting_id, e.amount,
-                ${hourEnd('p.created_at')} as through
-           from ledger.entries e join ledger.postings p on p.id = e.posting_id
-          where starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:')
-       ), hour as (
-         select company_id, rail, through,
-                coalesce(sum(amount) filter (where kind = 'wallet_available'), 0) as available,
-                coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
-                count(distinct posting_id) as postings
-           from we group by company_id, rail, through
-       ), cum as (
-         select company_id, rail, through, sum(available) over w as available, sum(pending) over w as pending, sum(postings) over w as postings
-           from hour window w as (partition by company_id, rail order by through)
-       )
-      select c.company_id, c.rail, ${sqlInstant('c.through')} as through, c.available_cents::text as available, c.pending_out_cents::text as pending,
-             c.postings::text as postings, coalesce(k.available::text, 'none') as journal_available,
-             coalesce(k.pending::text, 'none') as journal_pending, coalesce(k.postings::text, 'none') as journal_postings
-        from ledger.balance_checkpoints c
-        left join cum k on k.company_id = c.company_id and k.rail = c.rail and k.through = c.through
-       where k.company_id is null or k.available <> c.available_cents or k.pending <> c.pending_out_cents or k.postings <> c.postings`,
-      (r) =>
-        `[8] balance checkpoint ${r.company_id}:${r.rail} at ${r.through}: available ${r.available} vs journal ${r.journal_available}, ` +
-        `pending_out ${r.pending} vs journal ${r.journal_pending}, ${r.postings} postings vs ${r.journal_postings}`,
-    );
+    const checkpointLine = (r: Record<string, string>) =>
+      `[8] balance checkpoint ${r.company_id}:${r.rail} at ${r.through}: available ${r.available} vs journal ${r.journal_available}, ` +
+      `pending_out ${r.pending} vs journal ${r.journal_pending}, ${r.postings} postings vs ${r.journal_postings}`;
+    if (!since) {
+      await check(
+        `with we as (
+           select split_part(e.account, ':', 1) as kind, split_part(e.account, ':', 2) as company_id,
+                  split_part(e.account, ':', 3) as rail, e.posting_id, e.amount,
+                  ${hourEnd('p.created_at')} as through
+             from ledger.entries e join ledger.postings p on p.id = e.posting_id
+            where starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:')
+         ), hour as (
+           select company_id, rail, through,
+                  coalesce(sum(amount) filter (where kind = 'wallet_available'), 0) as available,
+                  coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
+                  count(distinct posting_id) as postings
+             from we group by company_id, rail, through
+         ), cum as (
+           select company_id, rail, through, sum(available) over w as available, sum(pending) over w as pending, sum(postings) over w as postings
+             from hour window w as (partition by company_id, rail order by through)
+         )
+        select c.company_id, c.rail, ${sqlInstant('c.through')} as through, c.available_cents::text as available, c.pending_out_cents::text as pending,
+               c.postings::text as postings, coalesce(k.available::text, 'none') as journal_available,
+               coalesce(k.pending::text, 'none') as journal_pending, coalesce(k.postings::text, 'none') as journal_postings
+          from ledger.balance_checkpoints c
+          left join cum k on k.company_id = c.company_id and k.rail = c.rail and k.through = c.through
+         where k.company_id is null or k.available <> c.available_cents or k.pending <> c.pending_out_cents or k.postings <> c.postings`,
+        checkpointLine,
+      );
+    } else {
+      // The checkpoints written since the cut (past its checkpointer progress): each from its wallet's
+      // last checkpoint the cut checked, plus the company's postings between the two instants (a balance
+      // read's own path); from the beginning for a wallet the cut had none of.
+      await check(
+        `select c.company_id, c.rail, ${sqlInstant('c.through')} as through, c.available_cents::text as available,
+                c.pending_out_cents::text as pending, c.postings::text as postings,
+                k.available::text as journal_available, k.pending::text as journal_pending, k.postings::text as journal_postings
+           from ledger.balance_checkpoints c
+           left join lateral (
+             select b.through, b.available_cents, b.pending_out_cents, b.postings from ledger.balance_checkpoints b
+              where b.company_id = c.company_id and b.rail = c.rail ${q.checkedCheckpoint('b.through')}
+              order by b.through desc limit 1) b on true
+           cross join lateral (
+             select coalesce(b.available_cents, 0) + coalesce(sum(e.amount) filter (where e.account = 'wallet_available:' || c.company_id || ':' || c.rail), 0) as available,
+                    coalesce(b.pending_out_cents, 0) + coalesce(sum(e.amount) filter (where e.account = 'wallet_pending_out:' || c.company_id || ':' || c.rail), 0) as pending,
+                    coalesce(b.postings, 0) + count(distinct e.posting_id) as postings
+               from ledger.postings p join ledger.entries e on e.posting_id = p.id
+              where p.company_id = c.company_id and p.created_at >= coalesce(b.through, '-infinity') and p.created_at < c.through
+                and e.account in ('wallet_available:' || c.company_id || ':' || c.rail, 'wallet_pending_out:' || c.company_id || ':' || c.rail)) k
+          where ${q.newCheckpoint('c.through')}
+            and (k.available <> c.available_cents or k.pending <> c.pending_out_cents or k.postings <> c.postings)`,
+        checkpointLine,
+      );
+    }
 
-    const [counts] = await read<{ postings: string; entries: string; wallets: string }>(
-      `select (select count(*) from ledger.postings)::text as postings, (select count(*) from ledger.entries)::text as entries,
-              (select count(*) from ledger.wallets)::text as wallets`,
-    );
+    const counts = since
+      ? (
+          await read<{ postings: string; entries: string; wallets: string }>(
+            `select ((select coalesce(max(seq), 0) from ledger.journal) + (select count(*) from ledger.journal_queue))::text as postings,
+                    ((select entries from ledger.journal_cut) + (select count(*) from ledger.entries ${q.where('posting_id')}))::text as entries,
+                    (select count(*) from ledger.wallets)::text as wallets`,
+          )
+        )[0]
+      : (
+          await read<{ postings: string; entries: string; wallets: string }>(
+            `select (select count(*) from ledger.postings)::text as postings, (select count(*) from ledger.entries)::text as entries,
+                    (select count(*) from ledger.wallets)::text as wallets`,
+          )
+        )[0];
     return {
       violations,
       postings: BigInt(counts?.postings ?? 0),
       entries: BigInt(counts?.entries ?? 0),
       wallets: BigInt(counts?.wallets ?? 0),
+      mode: since ? 'incremental' : 'full',
+      since,
     };
   }
+}
+
+/**
+ * What a check reads: everything (full), or what the journal sealed after the cut plus what is still
+ * queued (incremental: every committed posting is one or the other, docs/journal.md).
+ */
+function scopeOf(since: JournalCut | null) {
+  const fresh = since
+    ? `(select j.posting_id from ledger.journal j where j.seq > ${since.seq.toString()} union select q.posting_id from ledger.journal_queue q)`
+    : null;
+  const through = since?.checkpointsThrough ? `'${since.checkpointsThrough.replace(/'/g, '')}'::timestamptz` : null;
+  return {
+    /** `where <col> in (new postings)`, or nothing. */
+    where: (col: string) => (fresh ? `where ${col} in ${fresh}` : ''),
+    /** `and <col> in (new postings)`, or nothing. */
+    and: (col: string) => (fresh ? `and ${col} in ${fresh}` : ''),
+    /** The movements a new posting belongs to, and the legs of a new move. */
+    touchedMovements: fresh
+      ? `select p.movement_id from ledger.postings p where p.movement_id is not null and p.id in ${fresh}
+         union select m.id from ledger.movements m where m.move_id is not null and m.move_id in ${fresh}`
+      : 'select null::uuid where false',
+    /** A checkpoint the cut checked (at or before its progress), or none (no progress then). */
+    checkedCheckpoint: (col: string) => (through ? `and ${col} <= ${through}` : 'and false'),
+    newCheckpoint: (col: string) => (through ? `${col} > ${through}` : 'true'),
+  };
 }

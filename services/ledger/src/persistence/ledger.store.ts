@@ -24,7 +24,9 @@ import type {
   FeeConfigRecord,
   HoldView,
   InflowReturns,
-  InvariantReport,
+  JournalCheckOptions,
+  JournalCheckReport,
+  JournalCut,
   LedgerStore,
   MovementCursor,
   MovementFilter,
@@ -594,8 +596,8 @@ export class SqlLedgerStore implements LedgerStore {
     };
   }
 
-  checkInvariants(): Promise<InvariantReport> {
-    return checkInvariants(this.db);
+  checkInvariants(o: JournalCheckOptions & { record?: boolean } = {}): Promise<JournalCheckReport & { cut?: JournalCut }> {
+    return checkInvariants(this.db, o);
   }
 
   // ---- Balance alerts (docs/balance-alerts.md) ----

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 
 /**
  * How often the event-loop delay histogram (`nodejs_eventloop_lag_*`, perf_hooks'
@@ -12,3 +12,14 @@ export const EVENT_LOOP_SAMPLE_MS = 100;
 /** One registry per process: default Node metrics plus the product's own. */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+
+/**
+ * A label-less gauge of the process's registry, made on first use: services composed in one process
+ * (the in-process test stacks) share it instead of registering the name twice. The last writer's value
+ * is what a scrape shows.
+ */
+export function processGauge(name: string, help: string): { set(value: number): void } {
+  const existing = metricsRegistry.getSingleMetric(name);
+  if (existing instanceof Gauge) return existing;
+  return new Gauge({ name, help, registers: [metricsRegistry] });
+}

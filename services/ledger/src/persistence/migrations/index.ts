@@ -12,6 +12,7 @@ import { Migration0011WalletMoves } from './0011-wallet-moves.js';
 import { Migration0012BalanceAlerts } from './0012-balance-alerts.js';
 import { Migration0013JournalChain } from './0013-journal-chain.js';
 import { Migration0014BalanceCheckpoints } from './0014-balance-checkpoints.js';
+import { Migration0015JournalCut } from './0015-journal-cut.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
@@ -29,4 +30,5 @@ export const ledgerMigrations = [
   Migration0012BalanceAlerts,
   Migration0013JournalChain,
   Migration0014BalanceCheckpoints,
+  Migration0015JournalCut,
 ];
