@@ -11,7 +11,8 @@
 //     empty ledger (the same wallets, no postings), on the full one before any checkpoint (the sum
 //     from the beginning: the cost before this issue) and after the checkpointer's backfill pass;
 //   - the backfill pass (how long, rows written) and a pass with nothing new;
-//   - `ledger:check` (checkInvariants) on the full ledger, unless SCALE_CHECK=0;
+//   - `ledger:check` (checkInvariants) on the full ledger, recording the verified cut, then incremental over a
+//     day's postings since it (docs/ledger-check.md), unless SCALE_CHECK=0;
 //   - a migration adding an indexed column to the postings, with a writer inserting meanwhile: its
 //     longest wait, the index built in the migration's transaction and online (docs/migrations.md).
 // Prints a JSON report; drops the database (SCALE_KEEP=1 keeps it and prints its name; SCALE_REUSE=<name>
@@ -198,10 +199,67 @@ export async function runScaleBench(opts = {}) {
     say(`balance at an instant, full ledger, with checkpoints: ${JSON.stringify(report.balanceAt.fullWithCheckpoints)}`);
 
     if (CHECK) {
+      // The journal as the sealer leaves it (docs/journal.md): every queued posting given its position.
+      // The hashes are placeholders (the chain's cost is the journal bench's; no check here reads them).
+      const sealAll = () =>
+        db.query(
+          `with q as (delete from ledger.journal_queue returning n, posting_id)
+           insert into ledger.journal (seq, posting_id, content_hash, hash)
+           select coalesce((select max(seq) from ledger.journal), 0) + row_number() over (order by n), posting_id,
+                  sha256(convert_to(posting_id::text, 'UTF8')), sha256(convert_to(posting_id::text, 'UTF8'))
+             from q`,
+        );
       t = performance.now();
-      const inv = await checkInvariants(db);
-      report.ledgerCheck = { seconds: +((performance.now() - t) / 1000).toFixed(1), violations: inv.violations.length, postings: String(inv.postings) };
-      say(`ledger:check (full): ${JSON.stringify(report.ledgerCheck)}${inv.violations.length ? `\n${inv.violations.slice(0, 5).join('\n')}` : ''}`);
+      await sealAll();
+      await db.query('vacuum analyze ledger.journal');
+      say(`journal positions for every posting: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      t = performance.now();
+      const inv = await checkInvariants(db, { record: true });
+      report.ledgerCheck = {
+        seconds: +((performance.now() - t) / 1000).toFixed(1),
+        violations: inv.violations.length,
+        postings: String(inv.postings),
+        cut: inv.cut ? String(inv.cut.seq) : null,
+      };
+      say(`ledger:check (full, recording the verified cut): ${JSON.stringify(report.ledgerCheck)}${inv.violations.length ? `\n${inv.violations.slice(0, 5).join('\n')}` : ''}`);
+
+      // A day's postings after the cut (the year's average day), in the last hour, then sealed: what the
+      // hourly self-check and `ledger:check --incremental` read (docs/ledger-check.md).
+      const DAY = Math.max(1, Math.round(POSTINGS / 365));
+      t = performance.now();
+      await db.query(
+        `with s as (
+           select gen_random_uuid() as id, g, 1 + ((g * 2654435761) % (?::bigint - 1)) as k, now() - random() * interval '1 hour' as at
+             from generate_series(?::bigint + 1, ?::bigint) g),
+         c as (select s.*, ${company('s.k')} as company_id, case when s.g % 3 = 0 then 'ACH' else 'BREB' end as rail from s),
+         p as (insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
+               select id, 'scale-day-' || g, 'h', 'credit', company_id, rail, at from c),
+         e as (insert into ledger.entries (posting_id, seq, account, amount)
+               select id, 1, 'funding', -(100 + g % 900) from c
+               union all
+               select id, 2, 'wallet_available:' || company_id || ':' || rail, 100 + g % 900 from c),
+         w as (update ledger.wallets w set available_cents = w.available_cents + a.total, version = w.version + a.n
+                 from (select company_id, rail, sum(100 + g % 900) as total, count(*) as n from c group by 1, 2) a
+                where w.company_id = a.company_id and w.rail = a.rail)
+         insert into ledger.journal_queue (posting_id) select id from c order by at`,
+        [COMPANIES, POSTINGS, POSTINGS + DAY],
+      );
+      await sealAll();
+      await db.query('analyze ledger.journal');
+      say(`a day's ${DAY.toLocaleString('en')} postings after the cut: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      t = performance.now();
+      const inc = await checkInvariants(db, { mode: 'incremental' });
+      const incSeconds = +((performance.now() - t) / 1000).toFixed(1);
+      t = performance.now();
+      const rec = await checkInvariants(db, { mode: 'incremental', record: true });
+      report.ledgerCheckIncremental = {
+        postingsSinceCut: DAY,
+        seconds: incSeconds,
+        violations: inc.violations.length,
+        recordingSeconds: +((performance.now() - t) / 1000).toFixed(1),
+        cut: rec.cut ? String(rec.cut.seq) : null,
+      };
+      say(`ledger:check (incremental, a day since the cut): ${JSON.stringify(report.ledgerCheckIncremental)}${inc.violations.length ? `\n${inc.violations.slice(0, 5).join('\n')}` : ''}`);
     }
     // A migration that adds an indexed column to the postings (docs/migrations.md), while a writer
     // inserts postings one at a time: the writer's longest wait, the old way (column and index in the

@@ -453,14 +453,14 @@ function scopeOf(since: JournalCut | null) {
     : null;
   const through = since?.checkpointsThrough ? `'${since.checkpointsThrough.replace(/'/g, '')}'::timestamptz` : null;
   return {
-    /** `where <col> in (new postings)`, or nothing. */
-    where: (col: string) => (fresh ? `where ${col} in ${fresh}` : ''),
-    /** `and <col> in (new postings)`, or nothing. */
-    and: (col: string) => (fresh ? `and ${col} in ${fresh}` : ''),
+    /** `where <col>` is one of the new postings, or nothing (an array, so each is looked up by its key). */
+    where: (col: string) => (fresh ? `where ${col} = any (array${fresh})` : ''),
+    /** `and <col>` is one of the new postings, or nothing. */
+    and: (col: string) => (fresh ? `and ${col} = any (array${fresh})` : ''),
     /** The movements a new posting belongs to, and the legs of a new move. */
     touchedMovements: fresh
-      ? `select p.movement_id from ledger.postings p where p.movement_id is not null and p.id in ${fresh}
-         union select m.id from ledger.movements m where m.move_id is not null and m.move_id in ${fresh}`
+      ? `select p.movement_id from ledger.postings p where p.movement_id is not null and p.id = any (array${fresh})
+         union select m.id from ledger.movements m where m.move_id is not null and m.move_id = any (array${fresh})`
       : 'select null::uuid where false',
     /** A checkpoint the cut checked (at or before its progress), or none (no progress then). */
     checkedCheckpoint: (col: string) => (through ? `and ${col} <= ${through}` : 'and false'),
