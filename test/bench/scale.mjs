@@ -119,6 +119,9 @@ export async function runScaleBench(opts = {}) {
       for (const [label, calls] of [
         ['typical', typical.map((s) => () => store.balanceAt(idOf.get(s.k), s.rail, s.at))],
         ['large', largeAt.slice(0, largeCalls).map((at) => () => store.balanceAt(large, 'BREB', at))],
+        // the large company's other wallet, which never moves: a balance read scans the company's postings
+        // after this wallet's checkpoint (docs/balance-checkpoints.md, carried-forward checkpoints)
+        ['largeQuietWallet', largeAt.slice(0, largeCalls).map((at) => () => store.balanceAt(large, 'ACH', at))],
       ]) {
         for (const c of calls.slice(0, Math.min(50, calls.length / 4))) await c(); // warm the pool, the plan cache and the buffers
         const ms = [];
@@ -221,7 +224,9 @@ export async function runScaleBench(opts = {}) {
         postings: String(inv.postings),
         cut: inv.cut ? String(inv.cut.seq) : null,
       };
-      say(`ledger:check (full, recording the verified cut): ${JSON.stringify(report.ledgerCheck)}${inv.violations.length ? `\n${inv.violations.slice(0, 5).join('\n')}` : ''}`);
+      say(
+        `ledger:check (full, recording the verified cut): ${JSON.stringify(report.ledgerCheck)}${inv.violations.length ? `\n${inv.violations.slice(0, 5).join('\n')}` : ''}`,
+      );
 
       // A day's postings after the cut (the year's average day), in the last hour, then sealed: what the
       // hourly self-check and `ledger:check --incremental` read (docs/ledger-check.md).
@@ -259,7 +264,9 @@ export async function runScaleBench(opts = {}) {
         recordingSeconds: +((performance.now() - t) / 1000).toFixed(1),
         cut: rec.cut ? String(rec.cut.seq) : null,
       };
-      say(`ledger:check (incremental, a day since the cut): ${JSON.stringify(report.ledgerCheckIncremental)}${inc.violations.length ? `\n${inc.violations.slice(0, 5).join('\n')}` : ''}`);
+      say(
+        `ledger:check (incremental, a day since the cut): ${JSON.stringify(report.ledgerCheckIncremental)}${inc.violations.length ? `\n${inc.violations.slice(0, 5).join('\n')}` : ''}`,
+      );
     }
     // A migration that adds an indexed column to the postings (docs/migrations.md), while a writer
     // inserts postings one at a time: the writer's longest wait, the old way (column and index in the

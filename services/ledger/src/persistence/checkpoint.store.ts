@@ -18,7 +18,7 @@ export const hourEnd = (ts: string) => `((date_trunc('hour', ${ts} at time zone 
 /** The start of the hour a timestamptz expression falls in. */
 const hourStart = (ts: string) => `(date_trunc('hour', ${ts} at time zone 'UTC') at time zone 'UTC')`;
 
-/** A wallet gets a checkpoint each time its postings cross a multiple of this (CHECKPOINT_EVERY). */
+/** A wallet gets a checkpoint each time its company's postings since its last one cross a multiple of this (CHECKPOINT_EVERY). */
 export const CHECKPOINT_EVERY = 64;
 
 /**
@@ -65,11 +65,15 @@ export class CheckpointStore implements CheckpointPort {
   /**
    * One batch of a pass, in one transaction: starts the pass towards `fenceThrough` when none is
    * open and the fence moved past where the checkpoints are complete; then, for the next `batch`
-   * wallets (keyset order), sums each wallet's postings per hour from its last checkpoint to the
-   * target, accumulates them (a window sum) and writes a checkpoint at the end of each hour in which
-   * the wallet's count of postings crossed a multiple of `every`; moves the cursor. After the last
-   * wallet, `through` becomes the target. So no wallet has more than `every` postings between its
-   * last checkpoint and the target, and a wallet that moves little has few rows.
+   * wallets (keyset order), reads the company's postings per hour from the wallet's last checkpoint
+   * to the target with the wallet's sums among them, accumulates both (window sums) and writes a
+   * checkpoint at the end of each hour in which the count of the **company's** postings since the
+   * wallet's last checkpoint crossed a multiple of `every`; moves the cursor. After the last wallet,
+   * `through` becomes the target. A balance read scans the company's postings after the wallet's
+   * checkpoint (its index is by company and instant), so that is what is kept short: fewer than
+   * `every` between a wallet's last checkpoint and the target, however quiet the wallet itself is
+   * beside a busy one (a wallet that did not move gets a checkpoint carrying its sums forward, zero
+   * postings included). A company that moves little has few rows.
    */
   batch(fenceThrough: string, batch: number): Promise<CheckpointBatch> {
     return this.db.tx(async (tx) => {
@@ -102,22 +106,23 @@ export class CheckpointStore implements CheckpointPort {
            select b.company_id, b.rail, ${hourEnd('p.created_at')} as through,
                   coalesce(sum(e.amount) filter (where e.account = b.av), 0) as da,
                   coalesce(sum(e.amount) filter (where e.account = b.pe), 0) as dp,
-                  count(distinct p.id) as dn
+                  count(distinct e.posting_id) as dn,
+                  count(distinct p.id) as dc
              from base b
              join ledger.postings p on p.company_id = b.company_id
                                    and p.created_at >= coalesce(b.through, '-infinity'::timestamptz) and p.created_at < ?::timestamptz
-             join ledger.entries e on e.posting_id = p.id and e.account in (b.av, b.pe)
+             left join ledger.entries e on e.posting_id = p.id and e.account in (b.av, b.pe)
             group by 1, 2, 3),
          cum as (
-           select d.company_id, d.rail, d.through, d.dn,
+           select d.company_id, d.rail, d.through, d.dc,
                   (b.a0 + sum(d.da) over win)::bigint as available, (b.p0 + sum(d.dp) over win)::bigint as pending,
-                  (b.n0 + sum(d.dn) over win)::bigint as postings
+                  (b.n0 + sum(d.dn) over win)::bigint as postings, (sum(d.dc) over win)::bigint as scanned
              from hours d join base b on b.company_id = d.company_id and b.rail = d.rail
            window win as (partition by d.company_id, d.rail order by d.through)),
          ins as (
            insert into ledger.balance_checkpoints (company_id, rail, through, available_cents, pending_out_cents, postings)
            select company_id, rail, through, available, pending, postings from cum
-            where postings / ?::bigint > (postings - dn) / ?::bigint
+            where scanned / ?::bigint > (scanned - dc) / ?::bigint
            returning 1)
          select (select count(*) from w)::int as wallets, (select count(*) from ins)::int as written,
                 l.company_id as last_company, l.rail as last_rail

@@ -360,7 +360,7 @@ export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): 
     );
 
     // 8. A balance checkpoint (docs/balance-checkpoints.md) equals the journal's sums over the
-    // postings created before its instant (the end of an hour in which the wallet moved). A posting
+    // postings created before its instant (an hour's end; the wallet need not have moved in it). A posting
     // dated inside a checkpointed stretch after it was checkpointed (which the checkpointer's fence
     // exists to prevent) shows here: every later checkpoint of its wallet is short of it.
     const checkpointLine = (r: Record<string, string>) =>
@@ -380,9 +380,17 @@ export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): 
                   coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
                   count(distinct posting_id) as postings
              from we group by company_id, rail, through
+         ), at as (
+           -- the wallet's sums per hour it moved, and each checkpoint's instant (a carried checkpoint may fall
+           -- in an hour the wallet did not move): the running sums are the journal's at every one of them
+           select company_id, rail, through, sum(available) as available, sum(pending) as pending, sum(postings) as postings
+             from (select company_id, rail, through, available, pending, postings from hour
+                   union all
+                   select company_id, rail, through, 0, 0, 0 from ledger.balance_checkpoints) x
+            group by company_id, rail, through
          ), cum as (
            select company_id, rail, through, sum(available) over w as available, sum(pending) over w as pending, sum(postings) over w as postings
-             from hour window w as (partition by company_id, rail order by through)
+             from at window w as (partition by company_id, rail order by through)
          )
         select c.company_id, c.rail, ${sqlInstant('c.through')} as through, c.available_cents::text as available, c.pending_out_cents::text as pending,
                c.postings::text as postings, coalesce(k.available::text, 'none') as journal_available,

@@ -13,6 +13,7 @@ import { Migration0012BalanceAlerts } from './0012-balance-alerts.js';
 import { Migration0013JournalChain } from './0013-journal-chain.js';
 import { Migration0014BalanceCheckpoints } from './0014-balance-checkpoints.js';
 import { Migration0015JournalCut } from './0015-journal-cut.js';
+import { Migration0016CarriedCheckpoints } from './0016-carried-checkpoints.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
@@ -31,4 +32,5 @@ export const ledgerMigrations = [
   Migration0013JournalChain,
   Migration0014BalanceCheckpoints,
   Migration0015JournalCut,
+  Migration0016CarriedCheckpoints,
 ];
