@@ -27,6 +27,12 @@ export const API_VERSIONS: readonly ApiVersion[] = [
     summary: 'First released version: the API as documented on this date. `Wallet.type` is deprecated (use `rail`).',
     breaking: [],
   },
+  {
+    version: '2026-12-01',
+    summary:
+      "A named operator's resolution of a money exception by judgement (`write_off`, `credit`, `accept_provider`, `return`, `dismiss`, `explain`) answers 202 with an approval request that a second, independent operator approves. Every version gets it: a control a request header could opt out of would not be one.",
+    breaking: ['response-success-status-added POST /admin/exceptions/{id}/resolve response 202'],
+  },
 ];
 
 export const LATEST_API_VERSION = API_VERSIONS[API_VERSIONS.length - 1]!.version;

@@ -14,6 +14,7 @@ import { BalanceQuery } from './api/wallets/balance-query.js';
 import { CompanyAdmin } from './app/company-admin.js';
 import { LedgerAdmin } from './app/ledger-admin.js';
 import { MoneyExceptions } from './app/money-exceptions.js';
+import { ExceptionResolutions } from './app/exception-resolutions.js';
 import { MailOutbox } from './app/mail-outbox.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { AdminAuthenticator, AdminTokenVerifier } from './auth/admin-token.js';
@@ -233,6 +234,11 @@ export function createApp(deps: AppDeps): GatewayApp {
     log,
   );
 
+  const moneyExceptions = new MoneyExceptions(
+    { transfers: transfer, deposits: deposit, recon: deps.reconciliation ?? ({} as ReconciliationClient), collectKeys: collectKey },
+    { rerunDeadlineMs: config.reconciliationRerunDeadlineMs },
+  );
+
   let document: Record<string, unknown> | undefined;
   const schedules = new Schedules(db, ledger, deps.schedulerClock ?? systemClock, transfer);
   const routes: AnyRoute[] = [
@@ -265,12 +271,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminOperatorRoutes(operators, changes),
     ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer, changes),
-    ...adminExceptionsRoutes(
-      new MoneyExceptions(
-        { transfers: transfer, deposits: deposit, recon: deps.reconciliation ?? ({} as ReconciliationClient), collectKeys: collectKey },
-        { rerunDeadlineMs: config.reconciliationRerunDeadlineMs },
-      ),
-    ),
+    ...adminExceptionsRoutes(moneyExceptions, new ExceptionResolutions(moneyExceptions, approvals)),
     ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
     ...adminDashboardUserRoutes(dashboardAuth, changes, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),

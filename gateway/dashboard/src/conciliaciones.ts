@@ -1,7 +1,9 @@
 // The operators' reconciliation page (/admin/conciliaciones): log in as an operator (password +
 // TOTP), list the reconciliation runs (filters: rail, date), open a run with its breaks (both
 // sides, the difference in COP) and resolve each (accept the provider's side, explain with a note,
-// re-run the day); start a run for a rail and date. Same rules as the company dashboard: static
+// re-run the day); start a run for a rail and date. Accepting the provider's side and explaining are a
+// person's judgement: one operator's choice is a request that a second, independent operator approves
+// (or withdraws) here; the break shows it pending, never resolved. Same rules as the company dashboard: static
 // HTML, this script from the same origin (strict CSP), text only through text nodes, the session
 // token in sessionStorage sent as a Bearer header (no cookie, so no cross-site request can act).
 import { ApiError, request } from './api.js';
@@ -55,6 +57,15 @@ interface Page<T> {
   nextCursor: string | null;
 }
 type Action = 'accept_provider' | 'explain' | 'rerun';
+/** A resolution waiting for a second operator (POST /admin/exceptions/{id}/resolve answered 202). */
+interface ResolutionRequest {
+  id: string;
+  action: 'EXCEPTION_RESOLVE';
+  status: 'PENDING_APPROVAL' | 'APPROVED' | 'APPLIED' | 'FAILED' | 'REJECTED' | 'EXPIRED';
+  payload: { exceptionId?: string; action?: string; note?: string };
+  requestedAt: string;
+}
+const isRequest = (r: unknown): r is ResolutionRequest => (r as { action?: unknown } | null)?.action === 'EXCEPTION_RESOLVE';
 
 const RAIL_LABEL: Record<string, string> = { breb: 'Bre-B (envíos)', 'breb-inbound': 'Bre-B (recaudos)', ach: 'ACH', pse: 'PSE' };
 const RUN_STATUS_LABEL: Record<string, string> = { RUNNING: 'En curso', RECONCILED: 'Conciliada', REJECTED: 'Reporte rechazado', FAILED: 'Fallida' };
@@ -96,6 +107,14 @@ const api = {
   start: (t: string, rail: string, date: string) => request<Run>('POST', '/admin/reconciliations', t, { rail, date }),
   resolve: (t: string, exceptionId: string, action: Action, note: string) =>
     request<unknown>('POST', `/admin/exceptions/${encodeURIComponent(exceptionId)}/resolve`, t, { action, note }),
+  resolutionRequests: (t: string, status: 'PENDING_APPROVAL' | 'APPROVED') =>
+    request<Page<ResolutionRequest>>(
+      'GET',
+      `/admin/approval-requests?${new URLSearchParams({ action: 'EXCEPTION_RESOLVE', status, limit: '100' }).toString()}`,
+      t,
+    ),
+  approve: (t: string, id: string) => request<ResolutionRequest>('POST', `/admin/approval-requests/${encodeURIComponent(id)}/approve`, t),
+  reject: (t: string, id: string) => request<ResolutionRequest>('POST', `/admin/approval-requests/${encodeURIComponent(id)}/reject`, t, {}),
 };
 
 const ui = {
@@ -393,7 +412,13 @@ function resolveForm(b: Break, result: HTMLElement): HTMLFormElement {
     submit.disabled = true;
     setMessage(result, action === 'rerun' ? 'Reejecutando la conciliación del día…' : 'Resolviendo…');
     try {
-      await api.resolve(session.token, b.exceptionId, action, text);
+      const answer = await api.resolve(session.token, b.exceptionId, action, text);
+      if (isRequest(answer)) {
+        // 202: nothing changed yet; the break stays open until a second operator approves.
+        setMessage(result, 'Solicitud enviada: otro operador debe aprobarla.', 'success');
+        await loadBreaks(currentRunId!, `La resolución de la diferencia ${b.key} espera la aprobación de otro operador; sigue abierta.`);
+        return;
+      }
       setMessage(result, 'Diferencia resuelta.', 'success');
       await loadBreaks(currentRunId!, `La diferencia ${b.key} quedó resuelta.`);
     } catch (err) {
@@ -404,9 +429,56 @@ function resolveForm(b: Break, result: HTMLElement): HTMLFormElement {
   return form;
 }
 
-function breakCard(b: Break): HTMLLIElement {
+/** A break's resolution that waits for a second operator: what was asked, and approve / withdraw (the gateway says who may). */
+function pendingResolution(b: Break, r: ResolutionRequest, result: HTMLElement): HTMLElement {
+  const approve = h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'resolution-approve' }, 'Aprobar');
+  const reject = h('button', { type: 'button', class: 'btn btn-danger', 'data-testid': 'resolution-reject' }, 'Rechazar');
+  const act = (run: (t: string, id: string) => Promise<ResolutionRequest>, done: (r: ResolutionRequest) => string, failed: string) => async () => {
+    if (!session) return;
+    approve.disabled = true;
+    reject.disabled = true;
+    setMessage(result, 'Enviando…');
+    try {
+      const after = await run(session.token, r.id);
+      await loadBreaks(currentRunId!, done(after));
+    } catch (err) {
+      if (!sessionLost(err)) setMessage(result, messageOf(err, failed), 'error');
+      approve.disabled = false;
+      reject.disabled = false;
+    }
+  };
+  approve.addEventListener(
+    'click',
+    act(
+      api.approve,
+      (after) => (after.status === 'APPLIED' ? `La diferencia ${b.key} quedó resuelta.` : `La solicitud de la diferencia ${b.key} terminó ${after.status}.`),
+      'No se pudo aprobar la solicitud.',
+    ),
+  );
+  reject.addEventListener(
+    'click',
+    act(api.reject, () => `Se rechazó la solicitud de la diferencia ${b.key}; sigue abierta.`, 'No se pudo rechazar la solicitud.'),
+  );
+  const asked = r.payload.action as Action | undefined;
+  return h(
+    'div',
+    { class: 'actions', 'data-testid': 'resolution-request', 'data-request-id': r.id },
+    h(
+      'dl',
+      { class: 'details' },
+      ...detail('Resolución solicitada', asked && asked in ACTION_LABEL ? ACTION_LABEL[asked] : (asked ?? '—'), 'resolution-action'),
+      ...detail('Nota', r.payload.note ?? '—'),
+      ...detail('Solicitada', formatDateTime(r.requestedAt)),
+      ...detail('Estado', r.status === 'APPROVED' ? 'Aprobada; quien aprobó debe aprobar de nuevo para terminarla' : 'Espera la aprobación de otro operador'),
+    ),
+    h('div', { class: 'buttons' }, approve, r.status === 'PENDING_APPROVAL' ? reject : null),
+  );
+}
+
+function breakCard(b: Break, pending: Map<string, ResolutionRequest>): HTMLLIElement {
   const headingId = `break-${b.exceptionId}-title`;
   const result = h('p', { class: 'msg', role: 'status', 'aria-live': 'polite', 'data-testid': 'resolve-result', hidden: true });
+  const asked = b.status === 'OPEN' ? pending.get(b.exceptionId) : undefined;
   return h(
     'li',
     { class: `card approval status-${b.status.toLowerCase()}`, 'data-testid': 'break', 'data-break-key': b.key, 'aria-labelledby': headingId },
@@ -418,6 +490,7 @@ function breakCard(b: Break): HTMLLIElement {
         'div',
         { class: 'badges' },
         h('span', { class: `badge badge-${b.status === 'OPEN' ? 'pending' : 'approved'}`, 'data-testid': 'break-status' }, label(BREAK_STATUS_LABEL, b.status)),
+        asked ? h('span', { class: 'badge badge-pending', 'data-testid': 'break-approval' }, 'Aprobación pendiente') : null,
       ),
     ),
     h(
@@ -433,7 +506,7 @@ function breakCard(b: Break): HTMLLIElement {
         : []),
     ),
     h('div', { class: 'sides' }, side('Nuestro registro', b.ours, 'break-ours'), side('Reporte del proveedor', b.theirs, 'break-theirs')),
-    b.status === 'OPEN' ? resolveForm(b, result) : null,
+    asked ? pendingResolution(b, asked, result) : b.status === 'OPEN' ? resolveForm(b, result) : null,
     result,
   );
 }
@@ -471,19 +544,35 @@ async function loadBreaks(runId: string, announce = ''): Promise<void> {
   if (!session) return;
   setMessage(ui.breaksMessage, 'Cargando diferencias…');
   try {
+    const token = session.token;
     const items: Break[] = [];
     let cursor: string | undefined;
+    // Read beside the breaks; without it (a failure) each open break shows its form, as before.
+    const asked = resolutionRequests(token).catch(() => new Map<string, ResolutionRequest>());
     do {
-      const page = await api.breaks(session.token, runId, cursor);
+      const page = await api.breaks(token, runId, cursor);
       items.push(...page.items);
       cursor = page.nextCursor ?? undefined;
     } while (cursor && items.length < 1000);
+    const pending = await asked;
     if (runId !== currentRunId) return;
-    ui.breakList.replaceChildren(...items.map(breakCard));
+    ui.breakList.replaceChildren(...items.map((b) => breakCard(b, pending)));
     setMessage(ui.breaksMessage, announce || (items.length === 0 ? 'Esta conciliación no encontró diferencias.' : ''), announce ? 'success' : 'info');
   } catch (err) {
     if (!sessionLost(err)) setMessage(ui.breaksMessage, messageOf(err, 'No se pudieron cargar las diferencias.'), 'error');
   }
+}
+
+/**
+ * The open resolution requests (waiting for a second operator, or approved and not yet finished), by
+ * exception id. The newest 100 of each: enough for a page an operator reads; a break whose request is
+ * older shows its form, and resolving it again answers 409 naming the open request.
+ */
+async function resolutionRequests(token: string): Promise<Map<string, ResolutionRequest>> {
+  const [waiting, approved] = await Promise.all([api.resolutionRequests(token, 'PENDING_APPROVAL'), api.resolutionRequests(token, 'APPROVED')]);
+  const byException = new Map<string, ResolutionRequest>();
+  for (const r of [...approved.items, ...waiting.items]) if (r.payload.exceptionId) byException.set(r.payload.exceptionId, r);
+  return byException;
 }
 
 async function openRun(id: string): Promise<void> {

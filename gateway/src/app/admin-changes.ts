@@ -40,6 +40,7 @@ export type Outcome<T> = { approval: ApprovalRequest } | { done: T; credentials?
  * | fee schedule | | ✓ |
  * | AML: add an entry / remove one | ✓ / | / ✓ (delay) |
  * | credit | up to the running totals (credit-request-admin.ts) | above |
+ * | money exception: `retry`, `rerun` / `write_off`, `credit`, `accept_provider`, `return`, `dismiss`, `explain` (exception-resolutions.ts) | ✓ / | / ✓ |
  */
 export class AdminChanges {
   constructor(

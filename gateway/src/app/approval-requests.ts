@@ -20,7 +20,7 @@ import type { SecurityChange, SecurityNotices } from './security-notices.js';
  * The actions, whether each weakens a control and how it is applied are declared once, in
  * APPROVAL_ACTIONS; each use case registers its applier (`register`). A change the gateway owns
  * is applied in the approval's own transaction (the request is APPLIED with the change, or not at
- * all). A change another service owns (fees: the ledger; AML: transfer) is applied after APPROVED
+ * all). A change another service owns (fees: the ledger; AML: transfer; a money exception: its owner) is applied after APPROVED
  * commits, idempotently: if the service could not be reached the request stays APPROVED and the
  * same approver approves again to finish it. A definitive refusal ends it FAILED.
  *
@@ -28,7 +28,8 @@ import type { SecurityChange, SecurityNotices } from './security-notices.js';
  * stored here: they go to their owner by e-mail in production; outside production the approver's
  * response shows them once (`credentials`).
  */
-export type ApprovalAction = 'COMPANY_UPDATE' | 'API_KEY_ISSUE' | 'DASHBOARD_USER_ADD' | 'OPERATOR_INVITE' | 'OPERATOR_DISABLE' | 'FEE_SET' | 'AML_REMOVE';
+export type ApprovalAction =
+  'COMPANY_UPDATE' | 'API_KEY_ISSUE' | 'DASHBOARD_USER_ADD' | 'OPERATOR_INVITE' | 'OPERATOR_DISABLE' | 'FEE_SET' | 'AML_REMOVE' | 'EXCEPTION_RESOLVE';
 export type ApprovalStatus = 'PENDING_APPROVAL' | 'APPROVED' | 'APPLIED' | 'FAILED' | 'REJECTED' | 'EXPIRED';
 export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'APPLIED', 'FAILED', 'REJECTED', 'EXPIRED'];
 
@@ -47,6 +48,15 @@ export const APPROVAL_ACTIONS = {
   FEE_SET: { weakens: false, owner: 'service', requested: 'FEES_CHANGE_REQUESTED' },
   /** Removing an AML (SARLAFT) list entry. */
   AML_REMOVE: { weakens: true, owner: 'service', requested: null },
+  /**
+   * Resolving a money exception by a person's judgement (exception-resolutions.ts): a correcting
+   * entry (write_off, credit, accept_provider, return) or a case closed with no entry (dismiss,
+   * explain). No delay: it weakens no control — it corrects the books to what the provider did, or
+   * closes a case two people read — and waiting would only leave the books wrong for longer. Not
+   * company-scoped: an exception is the platform's case about a provider's outcome (some have no
+   * company); what a correction changes in a wallet reaches its company as any movement does.
+   */
+  EXCEPTION_RESOLVE: { weakens: false, owner: 'service', requested: null },
 } as const satisfies Record<ApprovalAction, { weakens: boolean; owner: 'gateway' | 'service'; requested: SecurityChange | null }>;
 export const APPROVAL_ACTION_NAMES = Object.keys(APPROVAL_ACTIONS) as ApprovalAction[];
 
@@ -83,8 +93,27 @@ export interface ApplyContext {
 /** `result` is stored on the request (never a credential); `credentials` go only into the approver's response outside production. */
 export type Applier = (ctx: ApplyContext) => Promise<{ result: unknown; credentials?: Record<string, string> }>;
 
-/** Service answers that will not change on a retry: the approved request then ends FAILED. */
-const DEFINITIVE = new Set(['COMPANY_NOT_FOUND', 'AML_ENTRY_NOT_FOUND', 'INVALID_REQUEST', 'OPERATOR_NOT_FOUND', 'USER_NOT_FOUND', 'COMPANY_ADMIN_REQUIRED']);
+/**
+ * Service answers that will not change on a retry: the approved request then ends FAILED. Of a money
+ * exception's owner (EXCEPTION_RESOLVE): gone or never there, no longer OPEN (another resolution won
+ * it), the movement already corrected by another case; and CASE_NOT_FINAL too — it may change, but
+ * only after the owner's case ends (days, or another resolution), and what two people agreed on was
+ * the facts of the moment: they ask again then, rather than leave an approval any later moment can
+ * fire. The owner's other refusals (the ledger unreachable or refusing its entry) leave the exception
+ * RESOLVING for this action: the request stays APPROVED and the approver approves again to finish.
+ */
+const DEFINITIVE = new Set([
+  'COMPANY_NOT_FOUND',
+  'AML_ENTRY_NOT_FOUND',
+  'INVALID_REQUEST',
+  'OPERATOR_NOT_FOUND',
+  'USER_NOT_FOUND',
+  'COMPANY_ADMIN_REQUIRED',
+  'EXCEPTION_NOT_FOUND',
+  'EXCEPTION_NOT_OPEN',
+  'MOVEMENT_ALREADY_CORRECTED',
+  'CASE_NOT_FINAL',
+]);
 
 const encodeCursor = (r: ApprovalRequest) => Buffer.from(`${r.requestedAt}|${r.id}`).toString('base64url');
 function decodeCursor(cursor: string): [string, string] {

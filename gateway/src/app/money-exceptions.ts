@@ -22,7 +22,11 @@ export const EXCEPTION_KINDS = [...new Set([...TRANSFER_KINDS, ...DEPOSIT_KINDS,
 export const RECONCILIATION_ACTIONS = ['accept_provider', 'explain', 'rerun'] as const;
 export const EXCEPTION_ACTIONS = ['write_off', 'credit', 'retry', 'return', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
 
-type WireException = exceptionsV1.MoneyException;
+export type WireException = exceptionsV1.MoneyException;
+/** What every owner's client answers alike. */
+type ExceptionLister = {
+  listExceptions(req: exceptionsV1.ListExceptionsRequest, call: CallContext): Promise<exceptionsV1.ListExceptionsResponse>;
+};
 
 /** Newest first, then by id descending: the order each service lists in (opened_at is kept to the millisecond). */
 const newestFirst = (a: WireException, b: WireException) =>
@@ -84,6 +88,36 @@ export class MoneyExceptions {
         ? Buffer.from(`${last.openedAt!.toISOString()}|${last.id}`).toString('base64url')
         : null;
     return { items, nextCursor };
+  }
+
+  /**
+   * One exception by its id, or undefined when no owner keeps it. The owners answer no read by id
+   * (ListExceptions and ResolveException only; adding one would change every owner's proto and
+   * service), so it is looked for in their listings: each owner paged on its own, 100 at a time, all
+   * at once, and a page stops the others as soon as one holds it. First among the OPEN ones — what a
+   * resolution is about, and few: each waits for an operator — then, only when it is not there, in
+   * each whole listing (an exception RESOLVING, RESOLVED, or OPEN again meanwhile). An id no owner
+   * keeps reads every page: that answer's cost grows with the history of resolved exceptions (a
+   * GetException at each owner would make it one call each).
+   */
+  async find(id: string, call: CallContext): Promise<WireException | undefined> {
+    return (await this.findAmong(id, 'OPEN', call)) ?? (await this.findAmong(id, undefined, call));
+  }
+
+  private async findAmong(id: string, status: 'OPEN' | undefined, call: CallContext): Promise<WireException | undefined> {
+    const { transfers, deposits, recon, collectKeys } = this.owners;
+    const owners: ExceptionLister[] = [transfers, deposits, recon, ...(collectKeys ? [collectKeys] : [])];
+    let hit: WireException | undefined;
+    const scan = async (owner: ExceptionLister) => {
+      let cursor: string | undefined;
+      do {
+        const page = await owner.listExceptions({ limit: 100, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) }, call);
+        hit ??= page.items.find((e) => e.id === id);
+        cursor = page.nextCursor;
+      } while (cursor && !hit);
+    };
+    await Promise.all(owners.map(scan));
+    return hit;
   }
 
   /**

@@ -9,6 +9,7 @@ import { Migration0008ApprovalRequests } from './0008-approval-requests.js';
 import { Migration0009SecurityNotices } from './0009-security-notices.js';
 import { Migration0010ApiKeyVersions } from './0010-api-key-versions.js';
 import { Migration0011Schedules } from './0011-schedules.js';
+import { Migration0012ExceptionResolveApprovals } from './0012-exception-resolve-approvals.js';
 
 /** Every gateway migration, in order. Append only. */
 export const gatewayMigrations = [
@@ -24,6 +25,7 @@ export const gatewayMigrations = [
   Migration0009SecurityNotices,
   Migration0010ApiKeyVersions,
   Migration0011Schedules,
+  Migration0012ExceptionResolveApprovals,
 ];
 
 /**

@@ -32,6 +32,10 @@ const APPLY_ERRORS = [
   'OPERATOR_NOT_FOUND',
   'AML_ENTRY_NOT_FOUND',
   'COMPANY_ADMIN_REQUIRED',
+  'EXCEPTION_NOT_FOUND',
+  'EXCEPTION_NOT_OPEN',
+  'MOVEMENT_ALREADY_CORRECTED',
+  'CASE_NOT_FINAL',
   'INVALID_REQUEST',
   'SERVICE_UNAVAILABLE',
 ] as const;
@@ -80,7 +84,7 @@ export function adminApprovalRequestRoutes(approvals: ApprovalRequests): AnyRout
       description: [
         'Only a named operator independent of the requester may approve (403 SAME_OPERATOR: the requester, or an operator sharing an inviter chain with them — who invited them, whom they invited, or invited by the same operator); never the shared admin token.',
         'A change that weakens a control cannot be approved before `notBefore` (409 APPROVAL_DELAY_PENDING with `notBefore`). Of concurrent approvals one wins; the others get 409 APPROVAL_REQUEST_NOT_PENDING.',
-        'A change another service applies (fees, AML) that could not reach it stays APPROVED: the same operator approves again to finish it.',
+        'A change another service applies (fees, AML, a money exception) that could not reach it stays APPROVED: the same operator approves again to finish it. A refusal that will not change (e.g. the exception no longer OPEN) ends it FAILED with that `errorCode`.',
       ].join('\n\n'),
       auth: { kind: 'admin', sharedToken: 'never' },
       audit: { change: 'gateway' },

@@ -4,7 +4,16 @@ import { APPROVAL_ACTION_NAMES, APPROVAL_STATUSES } from '../../../app/approval-
 
 export const ApprovalStatusSchema = z.enum(APPROVAL_STATUSES as unknown as ['PENDING_APPROVAL', 'APPROVED', 'APPLIED', 'FAILED', 'REJECTED', 'EXPIRED']);
 export const ApprovalActionSchema = z.enum(
-  APPROVAL_ACTION_NAMES as unknown as ['COMPANY_UPDATE', 'API_KEY_ISSUE', 'DASHBOARD_USER_ADD', 'OPERATOR_INVITE', 'OPERATOR_DISABLE', 'FEE_SET', 'AML_REMOVE'],
+  APPROVAL_ACTION_NAMES as unknown as [
+    'COMPANY_UPDATE',
+    'API_KEY_ISSUE',
+    'DASHBOARD_USER_ADD',
+    'OPERATOR_INVITE',
+    'OPERATOR_DISABLE',
+    'FEE_SET',
+    'AML_REMOVE',
+    'EXCEPTION_RESOLVE',
+  ],
 );
 
 export const ApprovalRequestSchema = z
@@ -12,10 +21,10 @@ export const ApprovalRequestSchema = z
     id: z.string().meta({ description: '`apr_` + 32 hex digits.', pattern: '^apr_[0-9a-f]{32}$', example: 'apr_3ff49a3c96cb5ddd34439167541c51c3' }),
     action: ApprovalActionSchema.meta({
       description:
-        'COMPANY_UPDATE (a lower multi-signature threshold or a looser counterparty limit), API_KEY_ISSUE (a WRITE key), DASHBOARD_USER_ADD, OPERATOR_INVITE, OPERATOR_DISABLE, FEE_SET, AML_REMOVE.',
+        'COMPANY_UPDATE (a lower multi-signature threshold or a looser counterparty limit), API_KEY_ISSUE (a WRITE key), DASHBOARD_USER_ADD, OPERATOR_INVITE, OPERATOR_DISABLE, FEE_SET, AML_REMOVE, EXCEPTION_RESOLVE (a money exception resolved by judgement: `{ exceptionId, action, note }`).',
     }),
     companyId: z.string().nullable().meta({ format: 'uuid', example: '54d93216-33a0-46e9-b5ce-766257f40114' }),
-    targetId: z.string().nullable().meta({ description: 'The operator or AML entry the change is about.' }),
+    targetId: z.string().nullable().meta({ description: 'The operator, AML entry or money exception (`exc_…`) the change is about.' }),
     payload: z
       .record(z.string(), z.unknown())
       .meta({ description: 'The change asked for, as validated (never a credential).', example: { multiSigThreshold: 0 } }),
@@ -32,11 +41,10 @@ export const ApprovalRequestSchema = z
     decidedBy: z.string().nullable().meta({ format: 'uuid', example: '6c1d2f0a-8b7e-4c3d-9a5f-0e1b2c3d4e5f' }),
     decidedAt: isoDate().nullable(),
     reason: z.string().nullable().meta({ description: 'Why it was rejected.', example: 'Sin soporte' }),
-    result: z
-      .unknown()
-      .nullable()
-      .meta({ description: 'What was applied (the company, the key record, the user, the operator, the fee, the entry); never a credential.' }),
-    errorCode: z.string().nullable().meta({ example: 'AML_ENTRY_NOT_FOUND' }),
+    result: z.unknown().nullable().meta({
+      description: 'What was applied (the company, the key record, the user, the operator, the fee, the entry, the resolved exception); never a credential.',
+    }),
+    errorCode: z.string().nullable().meta({ example: 'EXCEPTION_NOT_OPEN' }),
     completedAt: isoDate().nullable(),
   })
   .meta({ id: 'ApprovalRequest' });
