@@ -116,7 +116,10 @@ export class MoneyExceptions {
         cursor = page.nextCursor;
       } while (cursor && !hit);
     };
-    await Promise.all(owners.map(scan));
+    // An owner that cannot answer matters only when no other keeps the exception: then it might be its.
+    const asked = await Promise.allSettled(owners.map(scan));
+    const failed = asked.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (!hit && failed) throw failed.reason;
     return hit;
   }
 
