@@ -192,7 +192,7 @@ export class ScheduleStore {
       params.push(opts.after.createdAt, opts.after.id);
     }
     params.push(opts.limit);
-    const rows = await q.query<Raw>(`select ${SCHEDULE_COLUMNS} from gateway.schedules where ${where} order by created_at desc, id desc limit ?`, params);
+    const rows = await q.query<Raw>(`select ${SCHEDULE_COLUMNS} from gateway.schedules s where ${where} order by s.created_at desc, s.id desc limit ?`, params);
     return rows.map(scheduleOf);
   }
 

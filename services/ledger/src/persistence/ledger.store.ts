@@ -527,9 +527,12 @@ export class SqlLedgerStore implements LedgerStore {
       where.push('(created_at, id) < (?::timestamptz, ?::uuid)');
       params.push(page.after.createdAt, page.after.id);
     }
+    // The order names the table's columns (m.): the select list's `created_at` and `id` are text, and an
+    // order by them could not follow the index (company_id, created_at desc, id desc); every row of the
+    // company would be read and sorted for each page.
     const rows = await this.run<MovementRow & { cursor_ts: string }>(
-      `select ${movementCols()}, ${isoUs('created_at')} as cursor_ts from ledger.movements
-        where ${where.join(' and ')} order by created_at desc, id desc limit ? offset ?`,
+      `select ${movementCols()}, ${isoUs('created_at')} as cursor_ts from ledger.movements m
+        where ${where.join(' and ')} order by m.created_at desc, m.id desc limit ? offset ?`,
       [...params, page.limit + 1, page.offset],
     );
     const hasMore = rows.length > page.limit;
@@ -726,8 +729,8 @@ export class SqlLedgerStore implements LedgerStore {
       `select id, company_id, rail, kind, state, available_cents::text as available_cents, threshold_cents::text as threshold_cents,
               low_cents::text as low_cents, high_cents::text as high_cents, hysteresis_cents::text as hysteresis_cents,
               wallet_version::text as wallet_version, ${isoUs('occurred_at')} as occurred_at
-         from ledger.balance_alert_events where ${where.join(' and ')}
-        order by occurred_at desc, id desc limit ?`,
+         from ledger.balance_alert_events e where ${where.join(' and ')}
+        order by e.occurred_at desc, e.id desc limit ?`,
       [...params, limit],
     );
     return rows.map((r) => ({

@@ -1,6 +1,7 @@
 import { instantFromDate } from '@wallet/platform';
 import { randomUUID } from 'node:crypto';
 import { ledgerV1 } from '@wallet/proto';
+import { SqlLedgerStore } from '../../src/persistence/ledger.store.js';
 import { InflowSource, MovementType, Rail, expectLedgerConsistent, failure, startHarness, zeroFee, type Harness } from './harness.js';
 
 describe('listing movements', () => {
@@ -98,6 +99,37 @@ describe('listing movements', () => {
     expect(january.items.map((m) => m.id)).toEqual(credits.items.map((m) => m.id));
     const outOut = await h.api.list(co, { type: MovementType.TRANSFER_OUT, rail: Rail.BREB });
     expect(outOut.items).toHaveLength(1);
+  });
+
+  it("every page follows the index (company, created_at desc, id desc): no sort of the company's movements", async () => {
+    // A page that sorted would read every movement of the company first (a company with a million: seconds).
+    const store = new SqlLedgerStore(h.ledger.db);
+    const seen: Array<{ sql: string; params: unknown[] }> = [];
+    const internals = store as unknown as { run(sql: string, params?: unknown[]): Promise<unknown[]> };
+    const run = internals.run.bind(store);
+    internals.run = (sql, params = []) => {
+      seen.push({ sql, params });
+      return run(sql, params);
+    };
+    const first = await store.listMovements(co, {}, { limit: 5, offset: 0 });
+    await store.listMovements(co, {}, { limit: 5, offset: 0, after: first.items.at(-1)!.cursor });
+    await store.listMovements(
+      co,
+      { from: '2025-01-01T00:00:00Z', to: instantFromDate(new Date()), type: 'BALANCE_ADD', rail: 'BREB' },
+      { limit: 5, offset: 5 },
+    );
+    expect(seen).toHaveLength(3);
+    for (const q of seen) {
+      // with scans that need no index ruled out, a plan that must sort shows a Sort node
+      const plan = await h.ledger.db.tx(async (tx) => {
+        await tx.query('set local enable_seqscan = off');
+        await tx.query('set local enable_bitmapscan = off');
+        return tx.query(`explain (format json) ${q.sql}`, q.params);
+      });
+      const text = JSON.stringify(plan);
+      expect(text).toContain('movements_company_created_idx');
+      expect(text).not.toMatch(/"Node Type":"(Incremental )?Sort"/);
+    }
   });
 
   it('refuses a limit above 100, a negative page, a foreign cursor and a reversed range', async () => {
