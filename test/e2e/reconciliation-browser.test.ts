@@ -38,11 +38,13 @@ describe('reconciliation page in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    stack = await startStack({ reconciliation: 'double' });
+    // Three operators enrol and four logins follow (the second operator's approval among them): more than the
+    // five a minute POST /admin/auth/* allows one address in production.
+    stack = await startStack({ reconciliation: 'double', gatewayEnv: { RATE_LIMIT_ADMIN_LOGIN: '30' } });
     recon = stack.reconciliationDouble!;
     browser = await launchChromium();
     // A named operator: invited with the shared token, enrolled (password; the TOTP secret is shown once).
-    for (const name of ['conciliadora', 'tesorero']) {
+    for (const name of ['conciliadora', 'tesorero', 'auditora']) {
       const email = `${name}.${Date.now()}@billetera.co`;
       const invited = await stack.admin('POST', '/admin/operators', { name: `${name} <Ñ>`, email });
       expect(invited.status).toBe(201);
@@ -65,7 +67,8 @@ describe('reconciliation page in Chromium', () => {
     const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
     page.on('console', (m) => {
-      if (m.type() === 'error' && !/status of (401|409)/.test(m.text())) pageProblems.push(m.text());
+      // 401/409: answers the page shows; 403: the requester's own approval refused (SAME_OPERATOR), asserted below
+      if (m.type() === 'error' && !/status of (401|403|409)/.test(m.text())) pageProblems.push(m.text());
     });
     page.on('pageerror', (e) => pageProblems.push(String(e)));
     page.on('response', (r) => {
@@ -93,6 +96,26 @@ describe('reconciliation page in Chromium', () => {
     expect(res!.headers()['content-security-policy']).toBe(CSP);
     expect(res!.headers()['cache-control']).toBe('no-store');
     await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor();
+    return page;
+  }
+
+  /** The page, logged in as `operator` (password + TOTP), showing the breaks of `runId` (rail and date filters). */
+  async function breaksAs(operator: { email: string; totpSecret: string }, run: { id?: string; rail: string; date: string }): Promise<Page> {
+    const page = await openPage();
+    await page.getByLabel('Correo electrónico').fill(operator.email);
+    await page.getByLabel('Contraseña').fill(PASSWORD);
+    await page.getByLabel('Código de verificación').fill(code(operator));
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await page.getByTestId('operator-email').filter({ hasText: operator.email }).waitFor();
+    await page.getByTestId('filter-rail').selectOption(run.rail);
+    await page.getByTestId('filter-date').fill(run.date);
+    await page.getByRole('button', { name: 'Filtrar' }).click();
+    await page
+      .locator(run.id ? `[data-testid="run-row"][data-run-id="${run.id}"]` : '[data-testid="run-row"]')
+      .first()
+      .getByRole('button', { name: /Ver detalle/ })
+      .click();
+    await page.getByTestId('break').first().waitFor();
     return page;
   }
 
@@ -150,14 +173,28 @@ describe('reconciliation page in Chromium', () => {
     expect(await page.evaluate('location.hash')).toBe(`#run=${run.id}`);
     await shot(page, 'detail');
 
-    // A note is required; then "explicar" resolves it (no entry), and the card shows it resolved.
+    // A note is required; then "explicar" by one operator is a request (docs/security.md I10): the break stays
+    // open with the request shown, and the one who asked cannot approve it.
     await card.getByTestId('resolve-action-explain').check();
     await card.getByRole('button', { name: 'Resolver' }).click();
     await card.getByTestId('resolve-result').filter({ hasText: 'escribe una nota' }).waitFor();
     await card.getByLabel(/Nota/).fill('El proveedor reportó el monto con la comisión incluida; confirmado con soporte.');
     await card.getByRole('button', { name: 'Resolver' }).click();
-    await page.getByTestId('breaks-message').filter({ hasText: 'quedó resuelta' }).waitFor();
-    const resolved = page.locator(`[data-testid="break"][data-break-key="${brk.key}"]`);
+    await page.getByTestId('breaks-message').filter({ hasText: 'espera la aprobación de otro operador' }).waitFor();
+    const asked = page.locator(`[data-testid="break"][data-break-key="${brk.key}"]`);
+    expect((await asked.getByTestId('break-status').textContent())!.trim()).toBe('Abierta');
+    await asked.getByTestId('break-approval').waitFor();
+    expect(recon.exceptions.find((e) => e.id === brk.exceptionId)!.status).toBe('OPEN');
+    await asked.getByTestId('resolution-approve').click();
+    await asked.getByTestId('resolve-result').filter({ hasText: ERRORS.SAME_OPERATOR.message }).waitFor();
+    expect(recon.exceptions.find((e) => e.id === brk.exceptionId)!.status).toBe('OPEN');
+    await shot(page, 'requested');
+
+    // A second, independent operator approves it: "explicar" resolves it (no entry), the card shows it resolved.
+    const second = await breaksAs(operators[2]!, { id: run.id, rail: 'ach', date: '2026-11-20' });
+    await second.locator(`[data-testid="break"][data-break-key="${brk.key}"]`).getByTestId('resolution-approve').click();
+    await second.getByTestId('breaks-message').filter({ hasText: 'quedó resuelta' }).waitFor();
+    const resolved = second.locator(`[data-testid="break"][data-break-key="${brk.key}"]`);
     expect((await resolved.getByTestId('break-status').textContent())!.trim()).toBe('Resuelta');
     expect((await resolved.getByTestId('break-resolution').textContent())!.trim()).toBe('Explicada');
     expect(await resolved.getByTestId('resolve-form').count()).toBe(0);
@@ -166,9 +203,10 @@ describe('reconciliation page in Chromium', () => {
       status: 'RESOLVED',
       action: 'explain',
       note: 'El proveedor reportó el monto con la comisión incluida; confirmado con soporte.',
-      resolvedBy: expect.stringMatching(/^operator:/),
+      resolvedBy: expect.stringMatching(/^operator:[^+]+\+operator:[^+]+$/),
     });
-    await shot(page, 'resolved');
+    await shot(second, 'resolved');
+    await second.context().close();
 
     // "reejecutar" while the provider still reports it: the API's message, the break stays open.
     const again = recon.seedRun('pse', '2026-11-19', [
@@ -285,6 +323,13 @@ describe('reconciliation page in Chromium, real reconciliation service', () => {
     const invited = await stack.admin('POST', '/admin/operators', { name: 'Operadora Real', email });
     const enrolled = await stack.http('POST', '/admin/auth/enroll', { body: { enrollmentToken: invited.body.enrollmentToken, password: PASSWORD } });
     expect(enrolled.status).toBe(200);
+    // the second operator who approves her resolution (invited by the shared token too: independent of her)
+    const approverEmail = `aprobador.real.${Date.now()}@billetera.co`;
+    const approverInvited = await stack.admin('POST', '/admin/operators', { name: 'Aprobador Real', email: approverEmail });
+    const approverEnrolled = await stack.http('POST', '/admin/auth/enroll', {
+      body: { enrollmentToken: approverInvited.body.enrollmentToken, password: PASSWORD },
+    });
+    expect(approverEnrolled.status).toBe(200);
     const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(enrolled.body.totpSecret) }).generate();
 
     const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1200, height: 900 } });
@@ -326,18 +371,41 @@ describe('reconciliation page in Chromium, real reconciliation service', () => {
     await card.getByTestId('resolve-action-explain').check();
     await card.getByLabel(/Nota/).fill('El proveedor cobró una comisión adicional en la línea; confirmado con su soporte.');
     await card.getByRole('button', { name: 'Resolver' }).click();
-    await page.getByTestId('breaks-message').filter({ hasText: 'quedó resuelta' }).waitFor();
-    const resolved = page.getByTestId('break').filter({ hasText: 'Monto distinto' });
+    await page.getByTestId('breaks-message').filter({ hasText: 'espera la aprobación de otro operador' }).waitFor();
+    // the second operator approves it: only then is it resolved
+    const secondContext = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1200, height: 900 } });
+    const second = await secondContext.newPage();
+    second.on('pageerror', (e) => problems.push(String(e)));
+    await second.goto(`${stack.gateway.url}/admin/conciliaciones`);
+    await second.getByLabel('Correo electrónico').fill(approverEmail);
+    await second.getByLabel('Contraseña').fill(PASSWORD);
+    const approverCode = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(approverEnrolled.body.totpSecret) }).generate();
+    await second.getByLabel('Código de verificación').fill(approverCode);
+    await second.getByRole('button', { name: 'Ingresar' }).click();
+    await second.getByTestId('operator-email').filter({ hasText: approverEmail }).waitFor();
+    await second.getByTestId('filter-rail').selectOption('breb');
+    await second.getByTestId('filter-date').fill(today);
+    await second.getByRole('button', { name: 'Filtrar' }).click();
+    await second
+      .locator('[data-testid="run-row"]')
+      .first()
+      .getByRole('button', { name: /Ver detalle/ })
+      .click();
+    await second.getByTestId('break').filter({ hasText: 'Monto distinto' }).waitFor();
+    await second.getByTestId('break').filter({ hasText: 'Monto distinto' }).getByTestId('resolution-approve').click();
+    await second.getByTestId('breaks-message').filter({ hasText: 'quedó resuelta' }).waitFor();
+    const resolved = second.getByTestId('break').filter({ hasText: 'Monto distinto' });
     expect((await resolved.getByTestId('break-status').textContent())!.trim()).toBe('Resuelta');
     expect((await resolved.getByTestId('break-resolution').textContent())!.trim()).toBe('Explicada');
     const exc = await stack.admin('GET', '/admin/exceptions?kind=AMOUNT_MISMATCH&status=RESOLVED');
     expect(exc.body.items[0]).toMatchObject({
       action: 'explain',
-      resolvedBy: expect.stringMatching(/^operator:/),
+      resolvedBy: expect.stringMatching(/^operator:[^+]+\+operator:[^+]+$/),
       note: 'El proveedor cobró una comisión adicional en la línea; confirmado con su soporte.',
     });
     expect(problems).toEqual([]);
     expect((await stack.invariants()).violations).toEqual([]);
+    await secondContext.close();
     await context.close();
   }, 120_000);
 });

@@ -14,8 +14,6 @@ type Json = Record<string, any>;
 const WITHOUT_EXAMPLE: Record<string, string> = {
   'getOpenApiDocument 200': 'the answer is this document itself',
   'getAsyncApiDocument 200': 'the answer is the AsyncAPI document, served whole',
-  'adminResolveException 202':
-    "examples are recorded from test/e2e only, and no e2e suite has a named operator ask for a resolution yet (gateway/test/exception-approvals.test.ts does); the answer is an ApprovalRequest, like adminRemoveAmlEntry's 202",
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
