@@ -15,6 +15,11 @@
 //     day's postings since it (docs/ledger-check.md), unless SCALE_CHECK=0;
 //   - a migration adding an indexed column to the postings, with a writer inserting meanwhile: its
 //     longest wait, the index built in the migration's transaction and online (docs/migrations.md).
+//   - the transaction listing (GET /wallets/transactions: first page, a page 10,000 deep by cursor, a month by
+//     date, a type filter every movement matches and one none does), a movement's detail and the large
+//     company's month statement read page by page (lines/s, RSS), empty and full (each posting gets its
+//     movement, a BALANCE_ADD); SCALE_ONLY=listings measures only these (SCALE_REUSE=<kept db>, or an empty
+//     one with SCALE_POSTINGS=0);
 // Prints a JSON report; drops the database (SCALE_KEEP=1 keeps it and prints its name; SCALE_REUSE=<name>
 // measures a kept one again without filling it). SCALE_SLOW_SAMPLES (20): calls for the large company
 // before checkpoints, each of which reads its whole history.
@@ -53,6 +58,9 @@ export async function runScaleBench(opts = {}) {
   const REUSE = process.env.SCALE_REUSE;
   /** Calls for the large company before checkpoints: each reads its whole history (seconds each at 1,000,000). */
   const SLOW_SAMPLES = int('SCALE_SLOW_SAMPLES', 20);
+  /** SCALE_ONLY=listings: only the listings and reads (on a kept database with SCALE_REUSE, or a new one). */
+  const ONLY = process.env.SCALE_ONLY ?? '';
+  if (ONLY && ONLY !== 'listings') throw new Error(`SCALE_ONLY takes listings (got ${ONLY})`);
   const say = opts.log ?? ((m) => console.error(`[scale] ${m}`));
   if (COMPANIES < 2) throw new Error('SCALE_COMPANIES must be at least 2');
 
@@ -135,10 +143,128 @@ export async function runScaleBench(opts = {}) {
       return out;
     };
 
+    /**
+     * Every posting's movement (docs/LEDGER.md: what GET /wallets/transactions lists), for the postings that
+     * have none: a BALANCE_ADD of the credited amount, created with its posting, the posting linked to it
+     * (invariant 5: a movement equals its postings). Bulk, in one statement each.
+     */
+    const fillMovements = async () => {
+      const t0 = performance.now();
+      await db.query(
+        `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, net_amount, created_at, updated_at, completed_at)
+         select p.id, p.company_id, 'BALANCE_ADD', p.rail, p.rail, 'COMPLETED', e.amount, e.amount, p.created_at, p.created_at, p.created_at
+           from ledger.postings p join ledger.entries e on e.posting_id = p.id and e.seq = 2
+          where p.kind = 'credit' and p.movement_id is null`,
+      );
+      await db.query(`update ledger.postings set movement_id = id where kind = 'credit' and movement_id is null`);
+      await db.query('vacuum analyze ledger.movements');
+      await db.query('vacuum analyze ledger.postings');
+      const [m] = await db.query(`select count(*)::int as n, pg_total_relation_size('ledger.movements') as bytes from ledger.movements`);
+      return { seconds: +((performance.now() - t0) / 1000).toFixed(1), movements: m.n, mib: Math.round(Number(m.bytes) / 1048576) };
+    };
+
+    /**
+     * The transaction listing and the reads beside it (GET /wallets/transactions, …/{id}, the statements'
+     * pages), with the ledger's own store on one connection: p50/p99 over SAMPLES calls (or fewer where
+     * said). The typical company's first page; the large company's first page, a page 10,000 deep by
+     * cursor, a month by date, by a type every movement has and by one none has (the whole company read
+     * to find nothing: the worst case of a filter); a movement's detail; and the large company's month
+     * statement read page by page (lines/s, and the process's RSS before and at its peak).
+     */
+    const measureListings = async () => {
+      const out = {};
+      const run = async (label, calls) => {
+        for (const c of calls.slice(0, Math.min(50, Math.ceil(calls.length / 4)))) await c();
+        const ms = [];
+        for (const c of calls) {
+          const t0 = performance.now();
+          await c();
+          ms.push(performance.now() - t0);
+        }
+        out[label] = quantiles(ms);
+      };
+      const page = { limit: 50, offset: 0 };
+      await run(
+        'firstPageTypical',
+        typical.map((x) => () => store.listMovements(idOf.get(x.k), {}, page)),
+      );
+      await run(
+        'firstPageLarge',
+        typical.map(() => () => store.listMovements(large, {}, page)),
+      );
+      const [deep] = await db.query(
+        `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at, id::text as id
+           from ledger.movements where company_id = ? order by created_at desc, id desc offset 9999 limit 1`,
+        [large],
+      );
+      const after = deep
+        ? { createdAt: deep.created_at, id: deep.id }
+        : { createdAt: new Date(now - 86_400_000).toISOString(), id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
+      await run(
+        'page10000DeepLarge',
+        typical.map(() => () => store.listMovements(large, {}, { ...page, after })),
+      );
+      const month = (at) => ({ from: new Date(Date.parse(at) - 30 * 86_400_000).toISOString(), to: at });
+      await run(
+        'monthByDateLarge',
+        largeAt.map((at) => () => store.listMovements(large, month(at), page)),
+      );
+      await run(
+        'typeEveryLarge',
+        typical.map(() => () => store.listMovements(large, { type: 'BALANCE_ADD' }, page)),
+      );
+      const NONE_CALLS = Math.min(SAMPLES, 20);
+      await run(
+        'typeNoneLarge',
+        typical.slice(0, NONE_CALLS).map(() => () => store.listMovements(large, { type: 'TRANSFER_OUT' }, page)),
+      );
+      const ids = await db.query(`select company_id, id::text as id from ledger.movements tablesample system (0.01) limit ?`, [SAMPLES]);
+      if (ids.length)
+        await run(
+          'detail',
+          ids.map((r) => () => store.getMovement(r.company_id, r.id)),
+        );
+      // the large company's last full month, read page by page as StreamStatement does
+      const to = new Date(now - 86_400_000).toISOString();
+      const from = new Date(Date.parse(to) - 30 * 86_400_000).toISOString();
+      const rssBefore = process.memoryUsage().rss;
+      let peak = rssBefore;
+      let lines = 0;
+      const t0 = performance.now();
+      let cursor = { createdAt: from, id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
+      for (;;) {
+        const rows = await store.statementPage(large, 'BREB', cursor, to, 1000);
+        lines += rows.length;
+        peak = Math.max(peak, process.memoryUsage().rss);
+        if (rows.length < 1000) break;
+        cursor = rows[rows.length - 1].cursor;
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      out.monthStatementLarge = {
+        lines,
+        seconds: +seconds.toFixed(2),
+        linesPerSecond: lines ? Math.round(lines / seconds) : 0,
+        rssMiB: { before: Math.round(rssBefore / 1048576), peak: Math.round(peak / 1048576) },
+      };
+      return out;
+    };
+
     const report = { companies: COMPANIES, postings: POSTINGS, largePostings: LARGE, samples: SAMPLES, balanceAt: {} };
+    if (ONLY === 'listings') {
+      if (!REUSE && POSTINGS > 0) throw new Error('SCALE_ONLY=listings measures a kept database (SCALE_REUSE) or an empty one (SCALE_POSTINGS=0)');
+      if (POSTINGS > 0) {
+        report.movementsFill = await fillMovements();
+        say(`movements for every posting: ${JSON.stringify(report.movementsFill)}`);
+      }
+      report.listings = await measureListings();
+      say(`listings and reads (${POSTINGS > 0 ? 'full' : 'empty'}): ${JSON.stringify(report.listings)}`);
+      return report;
+    }
     if (!REUSE) {
       report.balanceAt.empty = await measure();
       say(`balance at an instant, empty ledger: ${JSON.stringify(report.balanceAt.empty)}`);
+      report.listingsEmpty = await measureListings();
+      say(`listings and reads, empty ledger: ${JSON.stringify(report.listingsEmpty)}`);
 
       // The postings, in chunks: the large company's first, then the others spread over the companies.
       t = performance.now();
@@ -174,6 +300,8 @@ export async function runScaleBench(opts = {}) {
       await db.query('vacuum analyze ledger.entries');
       await db.query('analyze ledger.wallets');
       report.generateSeconds = +((performance.now() - t) / 1000).toFixed(1);
+      report.movementsFill = await fillMovements();
+      say(`movements for every posting: ${JSON.stringify(report.movementsFill)}`);
     }
     const [size] = await db.query(`select pg_total_relation_size('ledger.postings') as postings, pg_total_relation_size('ledger.entries') as entries`);
     report.sizesMiB = { postings: Math.round(Number(size.postings) / 1048576), entries: Math.round(Number(size.entries) / 1048576) };
@@ -200,6 +328,8 @@ export async function runScaleBench(opts = {}) {
 
     report.balanceAt.fullWithCheckpoints = await measure();
     say(`balance at an instant, full ledger, with checkpoints: ${JSON.stringify(report.balanceAt.fullWithCheckpoints)}`);
+    report.listings = await measureListings();
+    say(`listings and reads, full ledger: ${JSON.stringify(report.listings)}`);
 
     if (CHECK) {
       // The journal as the sealer leaves it (docs/journal.md): every queued posting given its position.
