@@ -206,11 +206,18 @@ describe('alert rules', () => {
         input_series: [
           { series: `wallet_ledger_check_violations{${job},check="holds"}`, values: '0 0 2x10' },
           { series: `wallet_ledger_check_violations{${job},check="journal"}`, values: '0x12' },
+          // the nightly full run found what the incremental runs do not read (an old entry rewritten)
+          { series: `wallet_ledger_check_violations{job="rel-wallet-ledger-check-full",check="journal"}`, values: '0 0 0 0 1x8' },
           { series: `wallet_ledger_check_last_completed_timestamp_seconds{${job}}`, values: '0x90' },
         ],
         alert_rule_test: [
           { eval_time: '1m', alertname: 'WalletLedgerInvariantViolated', exp_alerts: [] },
           { eval_time: '3m', alertname: 'WalletLedgerInvariantViolated', exp_alerts: [{ exp_labels: { ...page, check: 'holds' } }] },
+          {
+            eval_time: '5m',
+            alertname: 'WalletLedgerInvariantViolated',
+            exp_alerts: [{ exp_labels: { ...page, check: 'holds' } }, { exp_labels: { ...page, check: 'journal' } }],
+          },
           { eval_time: '60m', alertname: 'WalletLedgerCheckNotRunning', exp_alerts: [] },
           { eval_time: '80m', alertname: 'WalletLedgerCheckNotRunning', exp_alerts: [{ exp_labels: ticket }] },
         ],
@@ -255,14 +262,25 @@ describe('alert rules', () => {
 
 describe('ledger-check CronJob', () => {
   it('runs the invariants CLI from the ledger image on the schedule and pushes to the Pushgateway', () => {
-    const cron = production.find((m) => m.kind === 'CronJob')!;
-    expect(cron.metadata.name).toBe('rel-wallet-ledger-check');
+    const crons = production.filter((m) => m.kind === 'CronJob');
+    expect(crons.map((c) => c.metadata.name)).toEqual(['rel-wallet-ledger-check', 'rel-wallet-ledger-check-full']);
+    const cron = crons[0]!;
     expect(cron.spec).toMatchObject({ schedule: '*/15 * * * *', timeZone: 'America/Bogota', concurrencyPolicy: 'Forbid' });
     expect(cron.spec.jobTemplate.spec.backoffLimit).toBe(0);
     const pod = cron.spec.jobTemplate.spec.template.spec;
     const [c] = pod.containers;
     expect(c.image).toBe('registry.example.co/payments-wallet/ledger:0.1.0');
-    expect([c.workingDir, ...c.command]).toEqual(['/app/services/invariants', 'node', 'dist/cli/check.js', '--rail', 'none', '--owed-horizon', '900']);
+    // every 15 minutes the journal since the ledger's verified cut (docs/ledger-check.md)
+    expect([c.workingDir, ...c.command]).toEqual([
+      '/app/services/invariants',
+      'node',
+      'dist/cli/check.js',
+      '--rail',
+      'none',
+      '--owed-horizon',
+      '900',
+      '--incremental',
+    ]);
     const env = Object.fromEntries(c.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
     expect(env).toMatchObject({
       INVARIANTS_PUSHGATEWAY_URL: 'http://prometheus-pushgateway.monitoring:9091',
@@ -270,8 +288,15 @@ describe('ledger-check CronJob', () => {
       INVARIANTS_DATABASE_URL: { secretKeyRef: { name: 'wallet-ledger-check', key: 'DATABASE_URL' } },
     });
     expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, runAsNonRoot: true });
-    // The alerts select the job the CronJob pushes as.
-    expect(rules.find((r) => r.alert === 'WalletLedgerInvariantViolated')!.expr).toContain('job="rel-wallet-ledger-check"');
+    // and nightly the whole journal, pushed as its own job (an incremental run never overwrites what it found)
+    const full = crons[1]!;
+    expect(full.spec).toMatchObject({ schedule: '30 3 * * *', timeZone: 'America/Bogota', concurrencyPolicy: 'Forbid' });
+    expect(full.spec.jobTemplate.spec.activeDeadlineSeconds).toBe(3600);
+    const [fc] = full.spec.jobTemplate.spec.template.spec.containers;
+    expect(fc.command).toEqual(['node', 'dist/cli/check.js', '--rail', 'none', '--owed-horizon', '900']);
+    expect(fc.env.find((e: any) => e.name === 'INVARIANTS_PUSHGATEWAY_JOB').value).toBe('rel-wallet-ledger-check-full');
+    // The alerts select the jobs the CronJobs push as.
+    expect(rules.find((r) => r.alert === 'WalletLedgerInvariantViolated')!.expr).toContain('job=~"rel-wallet-ledger-check|rel-wallet-ledger-check-full"');
     // The ledger image carries the CLI at that path.
     const dockerfile = readFileSync(join(REPO, 'deploy', 'docker', 'ledger.Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/COPY --from=build \/repo\/services\/invariants\/dist services\/invariants\/dist/);
