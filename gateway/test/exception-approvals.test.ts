@@ -1,7 +1,7 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { signPayload } from '@wallet/platform';
+import { randomBytes } from 'node:crypto';
 import { adminOf, client, type Client } from './support/http.js';
 import { newOperator, type TestOperator } from './support/operators.js';
+import { railContradiction } from './support/rail-contradiction.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -35,49 +35,9 @@ const resolve = (id: string, session: string, action: string, note: string) =>
   api.post(`/admin/exceptions/${id}/resolve`, { token: session, body: { action, note } });
 const approve = (id: string, session: string) => api.post(`/admin/approval-requests/${id}/approve`, { token: session });
 
-/** The ACH rail's signed callback, as the provider would post it. */
-function railCallback(transactionId: string, status: 'COMPLETED' | 'FAILED') {
-  const raw = JSON.stringify({
-    eventId: `evt-${randomUUID()}`,
-    transactionId,
-    providerTransferId: `ach-${transactionId.slice(0, 8)}`,
-    rail: 'ACH',
-    status,
-    errorMessage: status === 'FAILED' ? 'Cuenta cerrada' : null,
-  });
-  return fetch(`${stack.gw.url}/webhooks/rails/ach`, {
-    method: 'POST',
-    body: raw,
-    headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
-  });
-}
-
 /** A send the rail first fails (funds released), then reports paid: one RAIL_COMPLETED_AFTER_RELEASE exception (write_off, dismiss). */
 async function contradiction(): Promise<{ id: string; transferId: string }> {
-  const co = await admin.createCompany({ taxRegime: 'SIMPLE' });
-  const key = (await admin.issueKey(co.id, 'WRITE')).key as string;
-  expect((await admin.credit(co.id, 'ACH', 1_000_000, `seed-${randomUUID()}`)).status).toBe(201);
-  const sent = await api.post('/transfers/send', {
-    token: key,
-    body: {
-      amount: 250_000,
-      destination: {
-        bankAccount: {
-          bankId: 1,
-          accountTypeId: 20,
-          accountNumber: '12345678901',
-          documentTypeId: 1,
-          documentNumber: '1020304050',
-          holderFirstName: 'Ana María',
-          holderLastName: 'Pérez Gómez',
-        },
-      },
-    },
-  });
-  expect(sent.status).toBe(201);
-  const transferId = sent.body.id as string;
-  expect((await railCallback(transferId, 'FAILED')).status).toBe(200);
-  expect((await railCallback(transferId, 'COMPLETED')).status).toBe(200);
+  const { transferId } = await railContradiction(stack.gw.url, api, admin);
   const listed = await api.get('/admin/exceptions?status=OPEN&kind=RAIL_COMPLETED_AFTER_RELEASE&limit=100', { token });
   const exc = listed.body.items.find((e: { resourceId: string }) => e.resourceId === transferId);
   expect(exc).toBeDefined();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ERRORS, signPayload } from '@wallet/platform';
 import { MoneyExceptionSchema } from '../src/api/admin/exceptions/schemas.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
+import { railContradiction } from './support/rail-contradiction.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -25,51 +26,8 @@ function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
   expectNoInternals(r.text);
 }
 
-/** The ACH rail's signed callback, as the provider would post it. */
-function railCallback(transactionId: string, status: 'COMPLETED' | 'FAILED') {
-  const raw = JSON.stringify({
-    eventId: `evt-${randomUUID()}`,
-    transactionId,
-    providerTransferId: `ach-${transactionId.slice(0, 8)}`,
-    rail: 'ACH',
-    status,
-    errorMessage: status === 'FAILED' ? 'Cuenta cerrada' : null,
-  });
-  return fetch(`${stack.gw.url}/webhooks/rails/ach`, {
-    method: 'POST',
-    body: raw,
-    headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
-  });
-}
-
 /** A send the rail first fails (funds released), then reports paid: one RAIL_COMPLETED_AFTER_RELEASE exception. */
-async function contradiction(): Promise<{ companyId: string; key: string; transferId: string }> {
-  const c = await admin.createCompany({ taxRegime: 'SIMPLE' });
-  const key = (await admin.issueKey(c.id, 'WRITE')).key as string;
-  expect((await admin.credit(c.id, 'ACH', 1_000_000, `seed-${randomUUID()}`)).status).toBe(201);
-  const sent = await api.post('/transfers/send', {
-    token: key,
-    body: {
-      amount: 250_000,
-      destination: {
-        bankAccount: {
-          bankId: 1,
-          accountTypeId: 20,
-          accountNumber: '12345678901',
-          documentTypeId: 1,
-          documentNumber: '1020304050',
-          holderFirstName: 'Ana María',
-          holderLastName: 'Pérez Gómez',
-        },
-      },
-    },
-  });
-  expect(sent.status).toBe(201);
-  const transferId = sent.body.id as string;
-  expect((await railCallback(transferId, 'FAILED')).status).toBe(200);
-  expect((await railCallback(transferId, 'COMPLETED')).status).toBe(200);
-  return { companyId: c.id, key, transferId };
-}
+const contradiction = () => railContradiction(stack.gw.url, api, admin);
 
 describe('GET /admin/exceptions', () => {
   it('lists a COMPLETED for a released transfer as an OPEN exception with both sides; filters and pages', async () => {
