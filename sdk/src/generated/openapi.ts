@@ -3794,7 +3794,7 @@ export interface components {
     /** @description Optional caller-chosen request id. */
     RequestId: string;
     /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
-    WalletVersion: '2026-11-29';
+    WalletVersion: '2026-11-29' | '2026-12-01';
   };
   requestBodies: never;
   headers: {
@@ -3809,7 +3809,7 @@ export interface components {
     /** @description Seconds to wait before retrying (on every 429). */
     'Retry-After': number;
     /** @description The API version that applied to this request: the `Wallet-Version` it sent, else its API key's pinned version, else the newest. On every answer but a refusal of the version asked for. */
-    'Wallet-Version': '2026-11-29';
+    'Wallet-Version': '2026-11-29' | '2026-12-01';
     /** @description Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]). On every response. */
     'X-Request-Id': string;
   };

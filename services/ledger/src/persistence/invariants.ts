@@ -281,7 +281,7 @@ export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): 
                (select coalesce(sum(e.amount), 0) from ledger.postings p join ledger.entries e on e.posting_id = p.id
                  where m.move_id is not null and p.id = m.move_id and p.kind = 'move'
                    and e.account = 'wallet_available:' || m.company_id || ':' || m.wallet_rail) as leg
-          from ${since ? 'mm' : 'ledger.movements'} m left join pm on pm.movement_id = m.id
+          from ${since ? 'mm m' : 'ledger.movements m'} left join pm on pm.movement_id = m.id
       )
       select id::text as id, type, status, amount::text as amount, total_fee::text as total_fee, iva_amount::text as iva_amount,
              net_amount::text as net_amount, avail::text as avail, pend::text as pend, fee::text as fee, iva::text as iva,
