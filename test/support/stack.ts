@@ -213,6 +213,9 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   // The invariant report, as an operator tool asks for it (mesh identity `ops`).
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, {
     mesh: { tls: devMeshTls('ops'), server: 'ledger' },
+    // The full check reads the whole journal; after the 5,000-line batch, on 2 loaded cores, it took over the
+    // client's 5 s default (CI stop 57). Tests check its verdict, not its latency.
+    deadlineMs: 120_000,
   });
 
   async function http(
