@@ -20,7 +20,7 @@ import { JournalSealer } from './app/journal.js';
 import { BalanceCheckpointer } from './app/balance-checkpoints.js';
 import { LedgerSelfCheck } from './app/self-check.js';
 import { CheckpointStore } from './persistence/checkpoint.store.js';
-import { ledgerMigrations } from './persistence/migrations/index.js';
+import { ledgerMigrations, ledgerOnlineIndexes } from './persistence/migrations/index.js';
 
 export const LEDGER_SCHEMA = 'ledger';
 
@@ -88,6 +88,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
       schema: LEDGER_SCHEMA,
       databaseUrl: o.databaseUrl,
       migrations: ledgerMigrations,
+      onlineIndexes: ledgerOnlineIndexes,
       poolMax: o.poolMax,
       migrateOnStart: o.migrateOnStart,
       production: o.production === true,

@@ -10,6 +10,8 @@ export interface ServiceInfraOptions {
   schema: string;
   databaseUrl: string;
   migrations: DatabaseOptions['migrations'];
+  /** Indexes on existing tables, built online after the migrations (docs/migrations.md "Online indexes"). */
+  onlineIndexes?: DatabaseOptions['onlineIndexes'];
   poolMax?: number;
   migrateOnStart: boolean;
   /** NODE_ENV=production: refuse a database role that could rewrite history (Database.assertLeastPrivilege). */
@@ -44,7 +46,14 @@ export class ServiceScope {
   }
 
   async infra(o: ServiceInfraOptions): Promise<{ db: Database; bus: Bus; relay: OutboxRelay | undefined }> {
-    const db = await Database.open({ url: o.databaseUrl, schema: o.schema, migrations: o.migrations, logger: this.log, poolMax: o.poolMax });
+    const db = await Database.open({
+      url: o.databaseUrl,
+      schema: o.schema,
+      migrations: o.migrations,
+      ...(o.onlineIndexes ? { onlineIndexes: o.onlineIndexes } : {}),
+      logger: this.log,
+      poolMax: o.poolMax,
+    });
     this.defer(() => db.close());
     if (o.production) await db.assertLeastPrivilege('runtime');
     if (o.migrateOnStart) {
