@@ -6,7 +6,10 @@ import { ledgerMigrations, ledgerOnlineIndexes } from '../persistence/migrations
 /** `npm run migrate`: applies pending ledger migrations, then builds the online indexes (the Helm pre-install/upgrade Job). */
 const config = loadConfig(process.env);
 const log = createLogger('ledger-migrate', config.LOG_LEVEL);
-const db = await Database.open({ url: config.DATABASE_URL, schema: LEDGER_SCHEMA, migrations: ledgerMigrations,
+const db = await Database.open({
+  url: config.DATABASE_URL,
+  schema: LEDGER_SCHEMA,
+  migrations: ledgerMigrations,
   onlineIndexes: ledgerOnlineIndexes,
   logger: log,
   poolMax: 2,
