@@ -25,14 +25,36 @@ export async function checkInvariants(db: Database, o: JournalCheckOptions & { r
   return db.tx(
     async (tx) => {
       const read: ReadSql = (sql) => tx.query(sql);
-      const report = await checkJournal(read, o);
+      const prior = o.record ? await readCut(read) : null;
+      // A full check that records sums every wallet's entries once, split into sealed and queued postings:
+      // check 2 reads all of it, the cut keeps the sealed part (it used to aggregate the journal a second time).
+      const walletSums = o.record && (o.mode !== 'incremental' || prior === null);
+      if (walletSums) await tx.query(`create temp table ${WALLET_SUMS} on commit drop as ${walletSumsSql}`);
+      const report = await checkJournal(read, o, walletSums ? { walletSums: WALLET_SUMS } : {});
       if (!o.record || report.violations.length > 0) return report;
-      const cut = await recordCut(tx, report, Math.round(performance.now() - started));
+      const cut = await recordCut(tx, report, prior, Math.round(performance.now() - started));
       return cut ? { ...report, cut } : report;
     },
     { isolation: 'repeatable read' },
   );
 }
+
+/** The recording full check's one pass over the wallets' entries (a temporary table of the check's transaction). */
+const WALLET_SUMS = 'ledger_check_wallet_sums';
+
+/**
+ * Each wallet's sums (its two accounts, and the postings touching them), apart for the postings sealed up to
+ * the snapshot's journal head and those still queued (every committed posting is one or the other).
+ */
+const walletSumsSql = `
+  select split_part(e.account, ':', 2) as company_id, split_part(e.account, ':', 3) as rail,
+         (e.posting_id in (select q.posting_id from ledger.journal_queue q)) as queued,
+         coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_available:')), 0) as available,
+         coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_pending_out:')), 0) as pending,
+         count(distinct e.posting_id) as postings
+    from ledger.entries e
+   where starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:')
+   group by 1, 2, 3`;
 
 /** The latest verified cut, as the given snapshot sees it (null: none recorded yet). */
 export async function readCut(read: ReadSql): Promise<JournalCut | null> {
@@ -46,11 +68,12 @@ export async function readCut(read: ReadSql): Promise<JournalCut | null> {
 /**
  * Moves the verified cut to the journal's last sealed position in the check's snapshot: each wallet's
  * sums over the postings sealed since the old cut are added to its row (in full: every wallet's sums
- * from the beginning, written afresh). Optimistic: the cut row is updated only where it still is what
- * the snapshot saw, so a check that raced another's recording fails (a serialization failure, or the
- * primary key of a first cut) instead of counting a stretch twice. Null: nothing sealed since the cut.
+ * from the beginning, written afresh from the check's own pass). Optimistic: the cut row (`prior`, as the
+ * snapshot saw it) is updated only where it still is what the snapshot saw, so a check that raced
+ * another's recording fails (a serialization failure, or the primary key of a first cut) instead of
+ * counting a stretch twice. Null: nothing sealed since the cut.
  */
-async function recordCut(tx: Tx, r: JournalCheckReport, durationMs: number): Promise<JournalCut | undefined> {
+async function recordCut(tx: Tx, r: JournalCheckReport, prior: JournalCut | null, durationMs: number): Promise<JournalCut | undefined> {
   const [head] = await tx.query<{ seq: string; hash: Buffer | null; checkpoints_through: string | null; queued_entries: string }>(
     `select coalesce((select max(seq) from ledger.journal), 0)::text as seq,
             (select j.hash from ledger.journal j order by j.seq desc limit 1) as hash,
@@ -60,27 +83,26 @@ async function recordCut(tx: Tx, r: JournalCheckReport, durationMs: number): Pro
   const seq = BigInt(head!.seq);
   const from = r.mode === 'incremental' && r.since ? r.since.seq : null;
   if (from !== null && seq === from) return undefined;
-  const sums = (range: string) => `
-    select split_part(e.account, ':', 2) as company_id, split_part(e.account, ':', 3) as rail,
-           coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_available:')), 0) as available,
-           coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_pending_out:')), 0) as pending,
-           count(distinct e.posting_id) as postings
-      from ledger.journal j join ledger.entries e on e.posting_id = j.posting_id
-     where ${range} and (starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:'))
-     group by 1, 2`;
   // The entries of the postings sealed up to the cut: all of them but the queued ones' (the snapshot's).
   const entries = r.entries - BigInt(head!.queued_entries);
   if (from === null) {
     await tx.query('delete from ledger.journal_cut_wallets');
     await tx.query(
       `insert into ledger.journal_cut_wallets (company_id, rail, available_cents, pending_out_cents, postings, seq)
-       select company_id, rail, available, pending, postings, ?::bigint from (${sums('j.seq <= ?::bigint')}) s`,
-      [seq.toString(), seq.toString()],
+       select company_id, rail, available, pending, postings, ?::bigint from ${WALLET_SUMS} where not queued`,
+      [seq.toString()],
     );
   } else {
     await tx.query(
       `insert into ledger.journal_cut_wallets as w (company_id, rail, available_cents, pending_out_cents, postings, seq)
-       select company_id, rail, available, pending, postings, ?::bigint from (${sums('j.seq > ?::bigint and j.seq <= ?::bigint')}) s
+       select split_part(e.account, ':', 2), split_part(e.account, ':', 3),
+              coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_available:')), 0),
+              coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_pending_out:')), 0),
+              count(distinct e.posting_id), ?::bigint
+         from ledger.journal j join ledger.entries e on e.posting_id = j.posting_id
+        where j.seq > ?::bigint and j.seq <= ?::bigint
+          and (starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:'))
+        group by 1, 2
        on conflict (company_id, rail) do update
           set available_cents = w.available_cents + excluded.available_cents, pending_out_cents = w.pending_out_cents + excluded.pending_out_cents,
               postings = w.postings + excluded.postings, seq = excluded.seq`,
@@ -89,7 +111,7 @@ async function recordCut(tx: Tx, r: JournalCheckReport, durationMs: number): Pro
   }
   const row = [seq.toString(), head!.hash, head!.checkpoints_through, entries.toString(), r.mode, durationMs];
   const [written] =
-    r.since === null
+    prior === null
       ? await tx.query<{ verified_at: string }>(
           `insert into ledger.journal_cut (seq, hash, checkpoints_through, entries, mode, duration_ms)
            values (?::bigint, ?, ?::timestamptz, ?::bigint, ?, ?) returning ${sqlInstant('verified_at')} as verified_at`,
@@ -99,7 +121,7 @@ async function recordCut(tx: Tx, r: JournalCheckReport, durationMs: number): Pro
           `update ledger.journal_cut set seq = ?::bigint, hash = ?, checkpoints_through = ?::timestamptz, entries = ?::bigint, mode = ?,
                   duration_ms = ?, verified_at = now()
             where seq = ?::bigint returning ${sqlInstant('verified_at')} as verified_at`,
-          [...row, r.since.seq.toString()],
+          [...row, prior.seq.toString()],
         );
   if (!written) throw new Error('the verified cut moved during the check; not recorded');
   return { seq, checkpointsThrough: head!.checkpoints_through, verifiedAt: written.verified_at, mode: r.mode };
@@ -109,7 +131,7 @@ async function recordCut(tx: Tx, r: JournalCheckReport, durationMs: number): Pro
  * The same checks over any read path: the ledger's own transaction above, or the cross-service
  * checker's snapshot under the ledger's read-only role (services/invariants).
  */
-export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): Promise<JournalCheckReport> {
+export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}, pass: { walletSums?: string } = {}): Promise<JournalCheckReport> {
   const since = o.mode === 'incremental' ? await readCut(read) : null;
   {
     const q = scopeOf(since);
@@ -167,7 +189,12 @@ export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): 
     //    (Incremental: the cut's sums plus the new postings'.)
     await check(
       `
-      with we as (
+      with ${
+        pass.walletSums && !since
+          ? `fresh as (
+        select company_id, rail, sum(available) as available, sum(pending) as pending, sum(postings) as postings
+          from ${pass.walletSums} group by company_id, rail`
+          : `we as (
         select split_part(account, ':', 1) as kind, split_part(account, ':', 2) as company_id,
                split_part(account, ':', 3) as rail, posting_id, amount
           from ledger.entries
@@ -177,7 +204,8 @@ export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}): 
                coalesce(sum(amount) filter (where kind = 'wallet_available'), 0) as available,
                coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
                count(distinct posting_id) as postings
-          from we group by company_id, rail
+          from we group by company_id, rail`
+      }
       ), agg as (${
         since
           ? `select coalesce(c.company_id, f.company_id) as company_id, coalesce(c.rail, f.rail) as rail,

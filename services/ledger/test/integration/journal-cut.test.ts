@@ -133,6 +133,11 @@ describe('the verified cut and the incremental check', () => {
         // the full check agrees on each line the incremental one reports
         const whole = await full();
         for (const v of r.violations) expect(whole.violations).toContain(v);
+        // and a full check that would record (its own pass over the wallets) finds the same, and records nothing
+        const wholeRecording = await checkInvariants(h.ledger.db, { mode: 'full', record: true });
+        expect(wholeRecording.violations).toEqual(whole.violations);
+        expect(wholeRecording.cut).toBeUndefined();
+        expect((await readCut((sql) => h.ledger.db.query(sql)))!.seq).toBe(cutBefore);
         return r.violations;
       } finally {
         await h.ledger.db.query(repairSql, params);
@@ -237,6 +242,31 @@ describe('the verified cut and the incremental check', () => {
         await db.query(`update ledger.entries set amount = amount + 1 where posting_id = ?::uuid and account = 'funding'`, [old!.posting_id]);
       }
     });
+  });
+
+  it('a full check records over an existing cut in place, from its own pass over the wallets; the incremental goes on from it', async () => {
+    await activity();
+    await sealJournal(h);
+    await activity(); // queued: in the check, not in the cut
+    const before = await readCut((sql) => h.ledger.db.query(sql));
+    expect(before).not.toBeNull();
+    const recorded = await checkInvariants(h.ledger.db, { mode: 'full', record: true });
+    expect(recorded).toMatchObject({ violations: [], mode: 'full', since: null, cut: { mode: 'full' } });
+    expect(recorded.cut!.seq).toBeGreaterThanOrEqual(before!.seq);
+    const [rows] = await h.ledger.db.query<{ n: string; mode: string }>('select count(*)::text as n, min(mode) as mode from ledger.journal_cut');
+    expect(rows).toEqual({ n: '1', mode: 'full' });
+    await expectCutExact();
+    await sealJournal(h);
+    const next = await incremental(true);
+    expect(next).toMatchObject({ violations: [], mode: 'incremental', since: { seq: recorded.cut!.seq } });
+    await expectCutExact();
+    // a full check that records while another full one does: one of them wins the cut, never both
+    await activity();
+    await sealJournal(h);
+    const both = await Promise.allSettled([checkInvariants(h.ledger.db, { record: true }), checkInvariants(h.ledger.db, { record: true })]);
+    expect(both.some((r) => r.status === 'fulfilled' && r.value.cut)).toBe(true);
+    for (const r of both) if (r.status === 'rejected') expect(String(r.reason)).toMatch(/serializ|duplicate key|moved during the check/);
+    await expectCutExact();
   });
 
   it('two recorders at once never count a stretch twice', async () => {
