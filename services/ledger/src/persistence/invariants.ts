@@ -48,11 +48,14 @@ const WALLET_SUMS = 'ledger_check_wallet_sums';
  */
 const walletSumsSql = `
   select split_part(e.account, ':', 2) as company_id, split_part(e.account, ':', 3) as rail,
-         (e.posting_id in (select q.posting_id from ledger.journal_queue q)) as queued,
+         (q.posting_id is not null) as queued,
          coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_available:')), 0) as available,
          coalesce(sum(e.amount) filter (where starts_with(e.account, 'wallet_pending_out:')), 0) as pending,
          count(distinct e.posting_id) as postings
     from ledger.entries e
+    -- a join (hashed on the queue, which is small), not \`in (select …)\` in the select list: that is a subplan
+    -- per entry when the queue's statistics are stale
+    left join (select distinct posting_id from ledger.journal_queue) q on q.posting_id = e.posting_id
    where starts_with(e.account, 'wallet_available:') or starts_with(e.account, 'wallet_pending_out:')
    group by 1, 2, 3`;
 
@@ -172,9 +175,16 @@ export async function checkJournal(read: ReadSql, o: JournalCheckOptions = {}, p
     // A reconciliation adjustment (PostClearingAdjustment) belongs to no company and is exactly its two
     // lines: a clearing account +delta and its reconciliation_differences twin −delta; nothing else
     // touches reconciliation_differences.
+    // Only a recon_adjustment posting, or one with a reconciliation_differences line, can break it: those
+    // are found first (two filtered scans), then grouped with their entries (grouping every posting with
+    // its entries took 20 s at 1,000,000 postings; this, 0.3 s).
     await check(
-      `select p.id::text as id, p.kind, p.company_id, count(e.posting_id)::text as n from ledger.postings p
-        join ledger.entries e on e.posting_id = p.id ${q.where('p.id')}
+      `with suspects as (
+         select p.id from ledger.postings p where p.kind = 'recon_adjustment' ${q.and('p.id')}
+         union
+         select r.posting_id from ledger.entries r where starts_with(r.account, 'reconciliation_differences:') ${q.and('r.posting_id')})
+       select p.id::text as id, p.kind, p.company_id, count(e.posting_id)::text as n
+         from suspects s join ledger.postings p on p.id = s.id join ledger.entries e on e.posting_id = p.id
        group by p.id
       having bool_or(starts_with(e.account, 'reconciliation_differences:')) <> (p.kind = 'recon_adjustment')
           or (p.kind = 'recon_adjustment' and (p.company_id <> '' or count(*) <> 2
