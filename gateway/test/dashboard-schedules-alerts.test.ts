@@ -8,6 +8,7 @@ import { ScheduleProjectionSchema, ScheduleRunPageSchema, SchedulePageSchema, Sc
 import { BalanceAlertEventPageSchema, BalanceAlertsSchema } from '../src/api/wallets/schemas.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
 import { startStack, type Stack } from './support/stack.js';
+import { SANDBOX_ACH_ACCOUNT } from './support/fixtures.js';
 
 /**
  * «Pagos programados» and «Alertas de saldo» in the dashboard (issue 42): a company's user, of any
@@ -102,15 +103,7 @@ beforeAll(async () => {
         amount: 1_300_000,
         description: 'Pago semanal',
         destination: {
-          bankAccount: {
-            bankId: 1,
-            accountTypeId: 20,
-            accountNumber: '12345678901',
-            documentTypeId: 1,
-            documentNumber: '1020304050',
-            holderFirstName: 'Ana María',
-            holderLastName: 'Pérez Gómez',
-          },
+          bankAccount: SANDBOX_ACH_ACCOUNT,
         },
       },
     },

@@ -4,6 +4,7 @@ import { newOperator, type TestOperator } from './support/operators.js';
 import { railContradiction } from './support/rail-contradiction.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
+import { PSE_PAYER } from './support/fixtures.js';
 
 /**
  * Resolving a money exception by judgement takes two operators (docs/security.md "The insider"): a
@@ -145,12 +146,7 @@ describe('one-person resolutions', () => {
       token: key,
       body: {
         amountCents: 80_000,
-        payerDocumentTypeId: 1,
-        payerDocumentNumber: '1020304050',
-        payerFirstName: 'Laura',
-        payerLastName: 'Gómez Ruiz',
-        payerEmail: 'laura@example.com',
-        payerPhone: '3101234567',
+        ...PSE_PAYER,
       },
     });
     expect(created.status).toBe(201);

@@ -5,6 +5,7 @@ import { adminOf, client, expectNoInternals, type Client, type Reply } from './s
 import { railContradiction } from './support/rail-contradiction.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
+import { PSE_PAYER } from './support/fixtures.js';
 
 /** Money exceptions through the gateway (CONTRACT §10): a rail outcome that contradicts our state, listed and resolved. */
 let stack: Stack;
@@ -77,12 +78,7 @@ async function lateDeposit(): Promise<{ companyId: string; depositId: string }> 
     token: key,
     body: {
       amountCents: 80_000,
-      payerDocumentTypeId: 1,
-      payerDocumentNumber: '1020304050',
-      payerFirstName: 'Laura',
-      payerLastName: 'Gómez Ruiz',
-      payerEmail: 'laura@example.com',
-      payerPhone: '3101234567',
+      ...PSE_PAYER,
     },
   });
   expect(created.status).toBe(201);

@@ -7,6 +7,7 @@ import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client, type Reply } from './support/http.js';
 import { sql } from './support/sql.js';
+import { SANDBOX_ACH_ACCOUNT } from './support/fixtures.js';
 
 /** `Idempotency-Key` on the creating POSTs, through the real gateway, services and sandbox. */
 let stack: Stack;
@@ -31,15 +32,7 @@ type Co = Awaited<ReturnType<typeof company>>;
 const achBody = (amount: number, extra: Record<string, unknown> = {}) => ({
   amount,
   destination: {
-    bankAccount: {
-      bankId: 1,
-      accountTypeId: 20,
-      accountNumber: '12345678901',
-      documentTypeId: 1,
-      documentNumber: '1020304050',
-      holderFirstName: 'Ana María',
-      holderLastName: 'Pérez Gómez',
-    },
+    bankAccount: SANDBOX_ACH_ACCOUNT,
   },
   description: 'Pago proveedor',
   ...extra,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { signPayload } from '@wallet/platform';
 import type { adminOf, Client } from './http.js';
+import { SANDBOX_ACH_ACCOUNT } from './fixtures.js';
 
 /** The ACH rail's signed callback, as the provider would post it. */
 export function railCallback(gatewayUrl: string, transactionId: string, status: 'COMPLETED' | 'FAILED') {
@@ -36,15 +37,7 @@ export async function railContradiction(
     body: {
       amount: 250_000,
       destination: {
-        bankAccount: {
-          bankId: 1,
-          accountTypeId: 20,
-          accountNumber: '12345678901',
-          documentTypeId: 1,
-          documentNumber: '1020304050',
-          holderFirstName: 'Ana María',
-          holderLastName: 'Pérez Gómez',
-        },
+        bankAccount: SANDBOX_ACH_ACCOUNT,
       },
     },
   });
