@@ -28,7 +28,7 @@ import { Sweeper } from './app/sweeper.js';
 import { depositUseCases } from './app/use-cases.js';
 import type { DepositConfig } from './config.js';
 import { depositHandlers, depositAccess } from './grpc/deposit.handlers.js';
-import { depositMigrations } from './persistence/migrations/index.js';
+import { depositMigrations, pseDepositOnlineIndexes, retireSupersededIndexes } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
 import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
@@ -95,6 +95,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       schema: DEPOSIT_SCHEMA,
       databaseUrl: c.DATABASE_URL,
       migrations: depositMigrations,
+      onlineIndexes: pseDepositOnlineIndexes,
       poolMax: c.DEPOSIT_DB_POOL_MAX,
       migrateOnStart: c.DEPOSIT_MIGRATE_ON_START,
       production: c.NODE_ENV === 'production',
@@ -105,6 +106,8 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;
+    // the indexes the online ones replace, once those are built (as the migrate Job does)
+    if (c.DEPOSIT_MIGRATE_ON_START) await retireSupersededIndexes(db);
 
     const cobroKeys = new GrpcCobroKeys(c.COLLECT_KEY_GRPC_ADDR, o.mesh);
     scope.defer(async () => cobroKeys.shutdown());

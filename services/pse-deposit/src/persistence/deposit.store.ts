@@ -203,41 +203,62 @@ export class SqlDepositStore implements DepositStore {
   }
 
   async list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean; now: Date }) {
+    // One statement per filter combination, naming only the filters given (a filter disabled by a null
+    // parameter stays in the plan: once a connection caches a generic plan for the one shape, every
+    // filter walks the company's whole index in created_at order, checking each row). Each shape has an
+    // index in the listing's order that leads with its filter: (company_id[, status | source | key],
+    // created_at desc, id desc) (pseDepositOnlineIndexes; a plan test in share-and-list.test.ts). A total
+    // still counts every deposit it names (docs/benchmarks.md "The deposits listing at scale").
+    const params: unknown[] = [companyId];
+    const p = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const conds = ['d.company_id = $1'];
+    if (f.source) conds.push(`d.source = ${p(f.source)}`);
+    if (f.externalId) conds.push(`d.breb_key_external_id = ${p(f.externalId)}`);
+    if (f.brebKeyId) conds.push(`d.breb_key_id = ${p(f.brebKeyId)}`);
     // `status` is what clients see (publicStatus: a pending link past expires_at shows EXPIRED, the
     // money states show as the state they lead from / to): the stored states that can show as it
-    // narrow first (the status index), the same rule in SQL decides. One statement shape per filter
-    // combination (nulls disable a filter), so it stays prepared.
-    const where = `d.company_id = $1 and ($2::text[] is null or d.status = any($2::text[]))
-      and ($3::text is null or (case when d.status in ('PENDING_CONFIRM', 'CREDITING')
-                                       then (case when d.expires_at <= $6::timestamptz then 'EXPIRED' else 'PENDING_CONFIRM' end)
-                                     when d.status = 'REVERSING' then 'ASSIGNED' else d.status end) = $3)
-      and ($4::text is null or d.source = $4) and ($5::text is null or d.breb_key_external_id = $5) and ($7::text is null or d.breb_key_id = $7)`;
-    const base = [
-      companyId,
-      f.status ? statesShownAs(f.status) : null,
-      f.status ?? null,
-      f.source ?? null,
-      f.externalId ?? null,
-      page.now.toISOString(),
-      f.brebKeyId ?? null,
-    ];
+    // (statesShownAs) narrow first, the same rule in SQL decides where the clock does (a total of the
+    // others needs no row, only the status index).
+    const states = f.status ? statesShownAs(f.status) : null;
+    if (f.status === 'PENDING_CONFIRM' || f.status === 'EXPIRED')
+      conds.push(`(case when d.status in ('PENDING_CONFIRM', 'CREDITING')
+                         then (case when d.expires_at <= ${p(page.now.toISOString())}::timestamptz then 'EXPIRED' else 'PENDING_CONFIRM' end)
+                       when d.status = 'REVERSING' then 'ASSIGNED' else d.status end) = ${p(f.status)}`);
+    const where = conds.join(' and ');
+    const base = [...params];
+    const order = 'order by d.created_at desc, d.id desc';
+    const seek = page.after ? ` and (d.created_at, d.id) < (${p(page.after.createdAt)}::timestamptz, ${p(page.after.id)}::text)` : '';
     let rows: DepositRow[];
-    if (page.after) {
+    if (states) {
+      // A status shows several stored states: each one's newest rows from the status index, in its order
+      // (no more than the page needs), merged. `status = any(…)` cannot give the order: its plan sorted every
+      // row of the company in those states, or walked the company's whole index checking each.
+      const inner = p(page.offset + page.limit + 1);
       rows = await this.db.prepared<DepositRow>(
-        `select ${COLS} from pse_deposit.deposits d where ${where}
-        and (d.created_at, d.id) < ($8::timestamptz, $9::text) order by d.created_at desc, d.id desc limit $10`,
-        [...base, page.after.createdAt, page.after.id, page.limit + 1],
+        `select ${COLS} from unnest(${p(states)}::text[]) s(state) cross join lateral (
+           select d.* from pse_deposit.deposits d where ${where} and d.status = s.state${seek} ${order} limit ${inner}) d
+         ${order} limit ${p(page.limit + 1)} offset ${p(page.offset)}`,
+        params,
       );
     } else {
       rows = await this.db.prepared<DepositRow>(
-        `select ${COLS} from pse_deposit.deposits d where ${where}
-        order by d.created_at desc, d.id desc limit $8 offset $9`,
-        [...base, page.limit + 1, page.offset],
+        `select ${COLS} from pse_deposit.deposits d where ${where}${seek} ${order} limit ${p(page.limit + 1)} offset ${p(page.offset)}`,
+        params,
       );
     }
     let total: number | null = null;
     if (page.withTotal) {
-      const [c] = await this.db.prepared<{ n: string }>(`select count(*)::text as n from pse_deposit.deposits d where ${where}`, base);
+      // by stored state too: `status = any(…)` has no estimate in a generic plan, which walked the company
+      const [c] = states
+        ? await this.db.prepared<{ n: string }>(
+            `select coalesce(sum(c.n), 0)::text as n from unnest($${base.length + 1}::text[]) s(state) cross join lateral (
+               select count(*) as n from pse_deposit.deposits d where ${where} and d.status = s.state) c`,
+            [...base, states],
+          )
+        : await this.db.prepared<{ n: string }>(`select count(*)::text as n from pse_deposit.deposits d where ${where}`, base);
       total = Number(c?.n ?? 0);
     }
     return { items: rows.slice(0, page.limit).map(withCursor), hasMore: rows.length > page.limit, total };

@@ -1,9 +1,12 @@
+import pg from 'pg';
+import type { Database } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { depositV1 } from '@wallet/proto';
 import { startDeposit } from '../../src/testing.js';
 import { NATS_URL, failure, payer, startHarness, type Harness } from './harness.js';
 import { depositAccess } from '../../src/grpc/deposit.handlers.js';
 import { policyClient } from '@wallet/platform/testing';
+import { SqlDepositStore } from '../../src/persistence/deposit.store.js';
 
 interface Email {
   messageId: string;
@@ -157,6 +160,104 @@ describe('share by e-mail, listing, isolation, switches', () => {
     for (const bad of [{ status: 'NOPE' }, { rail: 'ACH' }, { limit: 101 }, { limit: -1 }, { page: -1 }, { cursorMode: true, cursor: '!!' }]) {
       const e = await failure(h.client.listDeposits({ page: 0, limit: 20, cursorMode: false, ...bad }, h.ctx(co)));
       expect(e.code).toBe('INVALID_REQUEST');
+    }
+  });
+
+  it("every listing shape follows an index in its order (company[, status | source | key], created_at desc, id desc): no sort of the company's deposits", async () => {
+    // A page that sorted (or walked the company's index checking a filter) would read every deposit of the
+    // company first: docs/benchmarks.md "The deposits listing at scale". Each statement is planned as the
+    // service runs it twice: with its values (the first calls of a connection) and as the generic plan a
+    // connection keeps after a few calls (the same for every value).
+    const co = await h.newCompany();
+    for (let i = 0; i < 3; i++) await h.client.createPseDeposit(payer({ amountCents: 20_000n + BigInt(i) }), h.ctx(co));
+    const seen: Array<{ sql: string; params: readonly unknown[] }> = [];
+    const db = {
+      prepared: (sql: string, params: readonly unknown[] = []) => {
+        seen.push({ sql, params });
+        return h.deposit.db.prepared(sql, params);
+      },
+    } as unknown as Database;
+    const store = new SqlDepositStore(db);
+    const now = new Date();
+    const page = { limit: 2, offset: 0, withTotal: false, now };
+    const first = await store.list(co, {}, page);
+    const after = first.items.at(-1)!.cursor;
+    // each shape: its filter, its page, the index of each statement (the page's, then the total's when asked)
+    const shapes: Array<[Parameters<SqlDepositStore['list']>[1], Partial<Parameters<SqlDepositStore['list']>[2]>, string[]]> = [
+      [{}, {}, ['deposits_company_idx']],
+      [{}, { after }, ['deposits_company_idx']],
+      [{}, { offset: 4 }, ['deposits_company_idx']],
+      // a status shows one to three stored states: each read from the status index in its order
+      [{ status: 'ASSIGNED' }, {}, ['deposits_company_status_idx']],
+      [{ status: 'EXPIRED' }, { after }, ['deposits_company_status_idx']],
+      [{ status: 'REVERSED' }, { offset: 4 }, ['deposits_company_status_idx']],
+      // a status and a rail: either index gives the order, the other condition filters
+      [{ status: 'PENDING_CONFIRM', source: 'PSE' }, {}, ['deposits_company_(status|source_created)_idx']],
+      // a rail or a key alone: their own indexes, built online (pseDepositOnlineIndexes)
+      [{ source: 'BREB' }, {}, ['deposits_company_source_created_idx']],
+      [{ source: 'PSE' }, { after }, ['deposits_company_source_created_idx']],
+      [{ brebKeyId: 'bkey_x' }, {}, ['deposits_company_breb_key_created_idx']],
+      [{ externalId: 'cust-1' }, { after }, ['deposits_company_breb_ext_created_idx']],
+      // the totals of page style: a status's counted from the status index, not by walking the company's deposits
+      [{ status: 'FAILED' }, { withTotal: true }, ['deposits_company_status_idx', 'deposits_company_status_idx']],
+      [{ source: 'BREB' }, { withTotal: true }, ['deposits_company_source_created_idx', 'deposits_company_source_created_idx']],
+    ];
+    await h.deposit.db.query('analyze pse_deposit.deposits');
+    seen.length = 0;
+    for (const [f, p] of shapes) await store.list(co, f, { ...page, ...p });
+    const expected = shapes.flatMap(([f, p, indexes]) => indexes.map((index) => ({ shape: { f, p }, index })));
+    expect(seen).toHaveLength(expected.length);
+    // the unordered key indexes the ordered ones replace are gone (retireSupersededIndexes, at a start that migrates)
+    const [old] = await h.deposit.db.query<{ key: string | null; ext: string | null }>(
+      `select to_regclass('pse_deposit.deposits_breb_key_idx')::text as key, to_regclass('pse_deposit.deposits_breb_ext_idx')::text as ext`,
+    );
+    expect(old).toEqual({ key: null, ext: null });
+
+    interface PlanNode {
+      'Node Type': string;
+      'Index Name'?: string;
+      'Function Name'?: string;
+      Plans?: PlanNode[];
+    }
+    const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+    const client = new pg.Client({ connectionString: h.tdb.url });
+    await client.connect();
+    try {
+      const literal = (v: unknown): string =>
+        Array.isArray(v) ? `array[${v.map((x) => client.escapeLiteral(String(x))).join(', ')}]::text[]` : client.escapeLiteral(String(v));
+      for (const [i, q] of seen.entries()) {
+        const { shape, index } = expected[i]!;
+        await client.query('begin');
+        try {
+          // with scans that need no index ruled out, a plan that must sort shows a Sort node
+          await client.query('set local enable_seqscan = off');
+          await client.query('set local enable_bitmapscan = off');
+          const custom = (await client.query(`explain (format json) ${q.sql}`, [...q.params])).rows[0]['QUERY PLAN'];
+          await client.query(`prepare listing_shape as ${q.sql}`);
+          await client.query('set local plan_cache_mode = force_generic_plan');
+          const generic = (await client.query(`explain (format json) execute listing_shape(${q.params.map(literal).join(', ')})`)).rows[0]['QUERY PLAN'];
+          await client.query('deallocate listing_shape');
+          for (const plan of [custom, generic]) {
+            const all = nodes((plan as Array<{ Plan: PlanNode }>)[0]!.Plan);
+            const why = `${JSON.stringify(shape)}\n${JSON.stringify(plan)}`;
+            expect({ why, index: all.some((n) => new RegExp(`^${index}$`).test(n['Index Name'] ?? '')) }).toEqual({ why, index: true });
+            // the only sort allowed merges a status's stored states (a page from each): it sits above the unnest of them
+            const sorts = all.filter((n) => /^(Incremental )?Sort$/.test(n['Node Type']));
+            const merging = sorts.filter(
+              (s) =>
+                nodes(s).some((n) => n['Function Name'] === 'unnest') &&
+                !nodes(s)
+                  .slice(1)
+                  .some((n) => sorts.includes(n)),
+            );
+            expect({ why, sorts: sorts.length }).toEqual({ why, sorts: merging.length });
+          }
+        } finally {
+          await client.query('rollback');
+        }
+      }
+    } finally {
+      await client.end();
     }
   });
 
