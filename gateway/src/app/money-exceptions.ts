@@ -91,36 +91,38 @@ export class MoneyExceptions {
   }
 
   /**
-   * One exception by its id, or undefined when no owner keeps it. The owners answer no read by id
-   * (ListExceptions and ResolveException only; adding one would change every owner's proto and
-   * service), so it is looked for in their listings: each owner paged on its own, 100 at a time, all
-   * at once, and a page stops the others as soon as one holds it. First among the OPEN ones — what a
-   * resolution is about, and few: each waits for an operator — then, only when it is not there, in
-   * each whole listing (an exception RESOLVING, RESOLVED, or OPEN again meanwhile). An id no owner
-   * keeps reads every page: that answer's cost grows with the history of resolved exceptions (a
-   * GetException at each owner would make it one call each).
+   * One exception by its id, wherever it is kept: each owner is asked for that id alone (ListExceptions'
+   * `id`), all at once. An owner from before that filter answers its first page instead (it ignores the
+   * field); its answer is then looked through page by page, as the gateway did before every owner had it,
+   * so a rolling upgrade never reads an exception as missing.
    */
   async find(id: string, call: CallContext): Promise<WireException | undefined> {
-    return (await this.findAmong(id, 'OPEN', call)) ?? (await this.findAmong(id, undefined, call));
-  }
-
-  private async findAmong(id: string, status: 'OPEN' | undefined, call: CallContext): Promise<WireException | undefined> {
     const { transfers, deposits, recon, collectKeys } = this.owners;
     const owners: ExceptionLister[] = [transfers, deposits, recon, ...(collectKeys ? [collectKeys] : [])];
-    let hit: WireException | undefined;
-    const scan = async (owner: ExceptionLister) => {
-      let cursor: string | undefined;
-      do {
-        const page = await owner.listExceptions({ limit: 100, ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) }, call);
-        hit ??= page.items.find((e) => e.id === id);
-        cursor = page.nextCursor;
-      } while (cursor && !hit);
-    };
+    const asked = await Promise.allSettled(
+      owners.map(async (owner) => {
+        const page = await owner.listExceptions({ limit: 1, id }, call);
+        if (page.items.every((e) => e.id === id)) return page.items[0];
+        return this.scan(owner, id, call);
+      }),
+    );
+    const hit = asked.find((r): r is PromiseFulfilledResult<WireException> => r.status === 'fulfilled' && r.value !== undefined)?.value;
     // An owner that cannot answer matters only when no other keeps the exception: then it might be its.
-    const asked = await Promise.allSettled(owners.map(scan));
     const failed = asked.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (!hit && failed) throw failed.reason;
     return hit;
+  }
+
+  /** An owner's whole listing, 100 at a time, until the id is found (an owner that does not filter by id). */
+  private async scan(owner: ExceptionLister, id: string, call: CallContext): Promise<WireException | undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await owner.listExceptions({ limit: 100, ...(cursor ? { cursor } : {}) }, call);
+      const hit = page.items.find((e) => e.id === id);
+      if (hit) return hit;
+      cursor = page.nextCursor;
+    } while (cursor);
+    return undefined;
   }
 
   /**

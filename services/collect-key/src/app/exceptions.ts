@@ -32,6 +32,7 @@ export class ListPaymentExceptions {
     limit?: number;
     cursor?: string | undefined;
     movement?: string | undefined;
+    id?: string | undefined;
   }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const m = movement ? parseExternalMovement(movement) : undefined;

@@ -99,6 +99,8 @@ export interface ExceptionListQuery {
   limit: number;
   before?: { openedAt: string; id: string };
   resourceIds?: readonly string[];
+  /** Only this exception (by its primary key). */
+  id?: string;
 }
 
 export interface MoneyExceptionStore {
@@ -143,9 +145,9 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
       `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from ${this.t}
         where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
           and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
-          and ($6::text[] is null or resource_id = any($6::text[]))
+          and ($6::text[] is null or resource_id = any($6::text[])) and ($7::text is null or id = $7)
         order by opened_at desc, id desc limit $5`,
-      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit, q.resourceIds ? [...q.resourceIds] : null],
+      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit, q.resourceIds ? [...q.resourceIds] : null, q.id ?? null],
     );
     return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
   }
@@ -194,7 +196,15 @@ export async function listExceptionsPage<V>(
   list: MoneyExceptionStore['list'],
   kinds: readonly string[],
   view: (e: MoneyException) => V,
-  q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; resourceIds?: readonly string[] | undefined },
+  q: {
+    status?: string | undefined;
+    kind?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+    resourceIds?: readonly string[] | undefined;
+    /** Only this exception: an id of another shape is no exception of anyone's (an empty page). */
+    id?: string | undefined;
+  },
 ): Promise<{ items: V[]; nextCursor: string | null }> {
   const p = new Problems();
   const status = q.status ? q.status.toUpperCase() : undefined;
@@ -210,7 +220,9 @@ export async function listExceptionsPage<V>(
   }
   p.throwIfAny();
   if (q.resourceIds && q.resourceIds.length === 0) return { items: [], nextCursor: null };
+  if (q.id !== undefined && !EXCEPTION_ID.test(q.id)) return { items: [], nextCursor: null };
   const rows = await list({
+    ...(q.id !== undefined ? { id: q.id } : {}),
     ...(status ? { status } : {}),
     ...(q.kind ? { kind: q.kind } : {}),
     limit: limit + 1,

@@ -44,6 +44,7 @@ export class ListDepositExceptions {
     limit?: number;
     cursor?: string | undefined;
     movement?: string | undefined;
+    id?: string | undefined;
   }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, {

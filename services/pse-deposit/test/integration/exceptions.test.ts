@@ -34,7 +34,7 @@ describe('PSE money exceptions over gRPC', () => {
     await h?.stop();
   });
 
-  const list = (q: { status?: string; kind?: string; limit?: number; cursor?: string }) => h.client.listExceptions({ limit: 0, ...q }, h.ctx());
+  const list = (q: { status?: string; kind?: string; limit?: number; cursor?: string; id?: string }) => h.client.listExceptions({ limit: 0, ...q }, h.ctx());
   /** The cursor the transfer service would write for the same row: base64url("<opened_at µs UTC>|<id>"). */
   const cursorOf = async (id: string) => {
     const [r] = await h.deposit.db.query<{ c: string }>(
@@ -77,6 +77,15 @@ describe('PSE money exceptions over gRPC', () => {
       const e = await failure(list(bad));
       expect({ bad, code: e.code }).toEqual({ bad, code: 'INVALID_REQUEST' });
     }
+  });
+
+  it("by id: that exception alone, with the other filters still applied; an unknown or malformed id (or another service's) is an empty page", async () => {
+    const one = await list({ id: opened[2]!.id });
+    expect(one.items.map((e) => e.id)).toEqual([opened[2]!.id]);
+    expect(one.nextCursor).toBeUndefined();
+    expect((await list({ id: opened[2]!.id, status: 'RESOLVED' })).items).toEqual([]);
+    expect((await list({ id: `exc_${'0'.repeat(32)}` })).items).toEqual([]);
+    expect((await list({ id: 'not-an-exception' })).items).toEqual([]);
   });
 
   it('resolve: EXCEPTION_NOT_FOUND for a malformed or unknown id; of two concurrent resolutions one wins, the other is EXCEPTION_NOT_OPEN', async () => {

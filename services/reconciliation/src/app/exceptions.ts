@@ -22,7 +22,14 @@ const view = (e: MoneyException): ExceptionView => ({ ...e, actions: RECON_ACTIO
 export class ListReconciliationExceptions {
   constructor(private readonly deps: ReconciliationDeps) {}
 
-  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }) {
+  async execute(q: {
+    status?: string | undefined;
+    kind?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+    movement?: string | undefined;
+    id?: string | undefined;
+  }) {
     const { movement, ...rest } = q;
     const resourceIds = movement ? await this.deps.breaks.keysOfMovement(movement) : undefined;
     const page = await listExceptionsPage((x) => this.deps.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(resourceIds ? { resourceIds } : {}) });

@@ -33,6 +33,7 @@ export class ListMoneyExceptions {
     limit?: number;
     cursor?: string | undefined;
     movement?: string | undefined;
+    id?: string | undefined;
   }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), Object.keys(EXCEPTION_ACTIONS), view, {
