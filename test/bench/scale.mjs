@@ -11,15 +11,16 @@
 //     empty ledger (the same wallets, no postings), on the full one before any checkpoint (the sum
 //     from the beginning: the cost before this issue) and after the checkpointer's backfill pass;
 //   - the backfill pass (how long, rows written) and a pass with nothing new;
-//   - `ledger:check` (checkInvariants) on the full ledger, recording the verified cut, then incremental over a
-//     day's postings since it (docs/ledger-check.md), unless SCALE_CHECK=0;
+//   - `ledger:check` (checkInvariants) on the full ledger, recording the verified cut (SCALE_CHECK_PLAIN=1: once
+//     without recording before it), then incremental over a day's postings since it (docs/ledger-check.md),
+//     unless SCALE_CHECK=0;
 //   - a migration adding an indexed column to the postings, with a writer inserting meanwhile: its
 //     longest wait, the index built in the migration's transaction and online (docs/migrations.md).
 //   - the transaction listing (GET /wallets/transactions: first page, a page 10,000 deep by cursor, a month by
 //     date, a type filter every movement matches and one none does, a rail filter none matches), a movement's detail and the large
 //     company's month statement read page by page (lines/s, RSS), empty and full (each posting gets its
 //     movement, a BALANCE_ADD); SCALE_ONLY=listings measures only these (SCALE_REUSE=<kept db>, or an empty
-//     one with SCALE_POSTINGS=0);
+//     one with SCALE_POSTINGS=0); SCALE_LISTINGS=0 leaves them (and the movements' fill) out;
 // Prints a JSON report; drops the database (SCALE_KEEP=1 keeps it and prints its name; SCALE_REUSE=<name>
 // measures a kept one again without filling it). SCALE_SLOW_SAMPLES (20): calls for the large company
 // before checkpoints, each of which reads its whole history.
@@ -66,6 +67,10 @@ export async function runScaleBench(opts = {}) {
    * company's movements). Nothing else changes.
    */
   const LISTING_BEFORE = process.env.SCALE_LISTING_BEFORE === '1';
+  /** SCALE_LISTINGS=0: no movements and no listing figures (the movements' fill is half an hour at 10,000,000). */
+  const LISTINGS = (process.env.SCALE_LISTINGS ?? '1') !== '0';
+  /** SCALE_CHECK_PLAIN=1: the full check once without recording too, before the one that records. */
+  const CHECK_PLAIN = process.env.SCALE_CHECK_PLAIN === '1';
   if (ONLY && ONLY !== 'listings') throw new Error(`SCALE_ONLY takes listings (got ${ONLY})`);
   const say = opts.log ?? ((m) => console.error(`[scale] ${m}`));
   if (COMPANIES < 2) throw new Error('SCALE_COMPANIES must be at least 2');
@@ -309,8 +314,10 @@ export async function runScaleBench(opts = {}) {
     if (!REUSE) {
       report.balanceAt.empty = await measure();
       say(`balance at an instant, empty ledger: ${JSON.stringify(report.balanceAt.empty)}`);
-      report.listingsEmpty = await measureListings();
-      say(`listings and reads, empty ledger: ${JSON.stringify(report.listingsEmpty)}`);
+      if (LISTINGS) {
+        report.listingsEmpty = await measureListings();
+        say(`listings and reads, empty ledger: ${JSON.stringify(report.listingsEmpty)}`);
+      }
 
       // The postings, in chunks: the large company's first, then the others spread over the companies.
       t = performance.now();
@@ -346,8 +353,10 @@ export async function runScaleBench(opts = {}) {
       await db.query('vacuum analyze ledger.entries');
       await db.query('analyze ledger.wallets');
       report.generateSeconds = +((performance.now() - t) / 1000).toFixed(1);
-      report.movementsFill = await fillMovements();
-      say(`movements for every posting: ${JSON.stringify(report.movementsFill)}`);
+      if (LISTINGS) {
+        report.movementsFill = await fillMovements();
+        say(`movements for every posting: ${JSON.stringify(report.movementsFill)}`);
+      }
     }
     const [size] = await db.query(`select pg_total_relation_size('ledger.postings') as postings, pg_total_relation_size('ledger.entries') as entries`);
     report.sizesMiB = { postings: Math.round(Number(size.postings) / 1048576), entries: Math.round(Number(size.entries) / 1048576) };
@@ -374,8 +383,10 @@ export async function runScaleBench(opts = {}) {
 
     report.balanceAt.fullWithCheckpoints = await measure();
     say(`balance at an instant, full ledger, with checkpoints: ${JSON.stringify(report.balanceAt.fullWithCheckpoints)}`);
-    report.listings = await measureListings();
-    say(`listings and reads, full ledger: ${JSON.stringify(report.listings)}`);
+    if (LISTINGS) {
+      report.listings = await measureListings();
+      say(`listings and reads, full ledger: ${JSON.stringify(report.listings)}`);
+    }
 
     if (CHECK) {
       // The journal as the sealer leaves it (docs/journal.md): every queued posting given its position.
@@ -392,6 +403,12 @@ export async function runScaleBench(opts = {}) {
       await sealAll();
       await db.query('vacuum analyze ledger.journal');
       say(`journal positions for every posting: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      if (CHECK_PLAIN) {
+        t = performance.now();
+        const plain = await checkInvariants(db);
+        report.ledgerCheckPlain = { seconds: +((performance.now() - t) / 1000).toFixed(1), violations: plain.violations.length };
+        say(`ledger:check (full, not recording): ${JSON.stringify(report.ledgerCheckPlain)}`);
+      }
       t = performance.now();
       const inv = await checkInvariants(db, { record: true });
       report.ledgerCheck = {
