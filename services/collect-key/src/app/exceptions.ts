@@ -10,6 +10,7 @@ import {
   type ExceptionView,
   type MoneyException,
   type ReturnSaga,
+  type ExceptionListRequest,
 } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
@@ -26,14 +27,7 @@ const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e
 export class ListPaymentExceptions {
   constructor(private readonly deps: CollectKeyDeps) {}
 
-  async execute(q: {
-    status?: string | undefined;
-    kind?: string | undefined;
-    limit?: number;
-    cursor?: string | undefined;
-    movement?: string | undefined;
-    id?: string | undefined;
-  }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+  async execute(q: ExceptionListRequest): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const m = movement ? parseExternalMovement(movement) : undefined;
     const payment = m?.rail === 'breb-inbound' && m.providerId ? await this.deps.store.paymentByTransfer(m.providerId) : undefined;

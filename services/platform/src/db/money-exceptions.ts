@@ -103,6 +103,18 @@ export interface ExceptionListQuery {
   id?: string;
 }
 
+/** ListExceptions as every owner takes it (GET /admin/exceptions, and the gateway's look-up by id). */
+export interface ExceptionListRequest {
+  status?: string | undefined;
+  kind?: string | undefined;
+  limit?: number;
+  cursor?: string | undefined;
+  /** Only the exceptions about this external movement. */
+  movement?: string | undefined;
+  /** Only this exception. */
+  id?: string | undefined;
+}
+
 export interface MoneyExceptionStore {
   /** One per (kind, resource): a repeat answers the first, `opened: false`. */
   open(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;

@@ -10,6 +10,7 @@ import {
   type ExceptionView,
   type MoneyException,
   type ReturnSaga,
+  type ExceptionListRequest,
 } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
 import type { DepositRecord } from '../domain/deposit.js';
@@ -38,14 +39,7 @@ const depositsOf = (movement: string): string[] => {
 export class ListDepositExceptions {
   constructor(private readonly deps: DepositDeps) {}
 
-  async execute(q: {
-    status?: string | undefined;
-    kind?: string | undefined;
-    limit?: number;
-    cursor?: string | undefined;
-    movement?: string | undefined;
-    id?: string | undefined;
-  }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+  async execute(q: ExceptionListRequest): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, {
       ...rest,

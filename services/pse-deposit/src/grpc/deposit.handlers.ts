@@ -194,14 +194,7 @@ export function depositHandlers(
     },
 
     async listExceptions(req) {
-      const r = await uc.listExceptions.execute({
-        status: req.status,
-        kind: req.kind,
-        limit: req.limit,
-        cursor: req.cursor,
-        movement: req.movement,
-        id: req.id,
-      });
+      const r = await uc.listExceptions.execute(req);
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 

@@ -6,6 +6,7 @@ import {
   resolveMoneyException,
   type ExceptionView,
   type MoneyException,
+  type ExceptionListRequest,
 } from '@wallet/platform';
 import { BREAK_KINDS, isRefundBreak, isReturnBreak, type OurRecord } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
@@ -22,14 +23,7 @@ const view = (e: MoneyException): ExceptionView => ({ ...e, actions: RECON_ACTIO
 export class ListReconciliationExceptions {
   constructor(private readonly deps: ReconciliationDeps) {}
 
-  async execute(q: {
-    status?: string | undefined;
-    kind?: string | undefined;
-    limit?: number;
-    cursor?: string | undefined;
-    movement?: string | undefined;
-    id?: string | undefined;
-  }) {
+  async execute(q: ExceptionListRequest) {
     const { movement, ...rest } = q;
     const resourceIds = movement ? await this.deps.breaks.keysOfMovement(movement) : undefined;
     const page = await listExceptionsPage((x) => this.deps.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(resourceIds ? { resourceIds } : {}) });

@@ -32,14 +32,7 @@ export function reconciliationHandlers(uc: ReconciliationUseCases): AsyncService
       return { items: r.items.map(breakToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
     async listExceptions(req) {
-      const r = await uc.listExceptions.execute({
-        status: req.status,
-        kind: req.kind,
-        limit: req.limit,
-        cursor: req.cursor,
-        movement: req.movement,
-        id: req.id,
-      });
+      const r = await uc.listExceptions.execute(req);
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
     async resolveException(req) {

@@ -7,6 +7,7 @@ import {
   resolveMoneyException,
   type ExceptionView,
   type MoneyException,
+  type ExceptionListRequest,
 } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, type ExceptionKind } from '../domain/transfer-machine.js';
 import type { TransferDeps } from './deps.js';
@@ -27,14 +28,7 @@ const transfersOf = (movement: string): string[] => {
 export class ListMoneyExceptions {
   constructor(private readonly deps: TransferDeps) {}
 
-  async execute(q: {
-    status?: string | undefined;
-    kind?: string | undefined;
-    limit?: number;
-    cursor?: string | undefined;
-    movement?: string | undefined;
-    id?: string | undefined;
-  }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+  async execute(q: ExceptionListRequest): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), Object.keys(EXCEPTION_ACTIONS), view, {
       ...rest,

@@ -187,14 +187,7 @@ export function transferHandlers(
     },
 
     async listExceptions(req) {
-      const r = await uc.listExceptions.execute({
-        status: req.status,
-        kind: req.kind,
-        limit: req.limit,
-        cursor: req.cursor,
-        movement: req.movement,
-        id: req.id,
-      });
+      const r = await uc.listExceptions.execute(req);
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 
