@@ -28,7 +28,7 @@ import { Sweeper } from './app/sweeper.js';
 import { depositUseCases } from './app/use-cases.js';
 import type { DepositConfig } from './config.js';
 import { depositHandlers, depositAccess } from './grpc/deposit.handlers.js';
-import { depositMigrations, pseDepositOnlineIndexes, retireSupersededIndexes } from './persistence/migrations/index.js';
+import { depositMigrations, pseDepositOnlineIndexes } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
 import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
@@ -106,8 +106,6 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;
-    // the indexes the online ones replace, once those are built (as the migrate Job does)
-    if (c.DEPOSIT_MIGRATE_ON_START) await retireSupersededIndexes(db);
 
     const cobroKeys = new GrpcCobroKeys(c.COLLECT_KEY_GRPC_ADDR, o.mesh);
     scope.defer(async () => cobroKeys.shutdown());

@@ -110,6 +110,11 @@ export interface OnlineIndex {
   name: string;
   on: string;
   unique?: boolean;
+  /**
+   * Indexes of the same table this one makes redundant (unqualified names): dropped concurrently once this
+   * one is valid, never before (a plan that needs one of them always has one or the other).
+   */
+  replaces?: readonly string[];
 }
 
 /** The online index builds' advisory lock (one builder at a time across replicas): a stable 64-bit key. */
@@ -343,11 +348,13 @@ export class Database {
   /**
    * Builds an index online (CREATE INDEX CONCURRENTLY: writes go on during the build) unless a valid
    * one of that name is there; a build that failed half-way leaves an invalid index, dropped (also
-   * concurrently) and built again. On its own connection, under a session advisory lock: replicas
-   * starting together build it once. Returns whether it built.
+   * concurrently) and built again; then the indexes it `replaces` are dropped concurrently (nothing when
+   * they are gone already). On its own connection, under a session advisory lock: replicas starting
+   * together build it once. Returns whether it built.
    */
   async buildOnlineIndex(ix: OnlineIndex): Promise<boolean> {
-    if (!/^[a-z_][a-z0-9_]*$/.test(ix.name)) throw new Error(`online index name ${ix.name}: lower case letters, digits and _ only`);
+    for (const name of [ix.name, ...(ix.replaces ?? [])])
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`online index name ${name}: lower case letters, digits and _ only`);
     const c = new pg.Client({ connectionString: this.url });
     await c.connect();
     try {
@@ -358,10 +365,13 @@ export class Database {
            join pg_index i on i.indexrelid = x.oid where n.nspname = $1 and x.relname = $2`,
         [schema, ix.name],
       );
-      if (rows[0]?.valid) return false;
-      if (rows[0]) await c.query(`drop index concurrently if exists "${schema}"."${ix.name}"`);
-      await c.query(`create ${ix.unique ? 'unique ' : ''}index concurrently if not exists "${ix.name}" on ${ix.on}`);
-      return true;
+      const built = !rows[0]?.valid;
+      if (built) {
+        if (rows[0]) await c.query(`drop index concurrently if exists "${schema}"."${ix.name}"`);
+        await c.query(`create ${ix.unique ? 'unique ' : ''}index concurrently if not exists "${ix.name}" on ${ix.on}`);
+      }
+      for (const old of ix.replaces ?? []) await c.query(`drop index concurrently if exists "${schema}"."${old}"`);
+      return built;
     } finally {
       await c.query('select pg_advisory_unlock($1::bigint)', [ONLINE_INDEX_LOCK]).catch(() => undefined);
       await c.end();

@@ -74,7 +74,25 @@ describe('database: online indexes', () => {
     expect(await indexState('things_k_uq')).toEqual({ valid: true });
   });
 
+  it('an index that replaces others drops them once it is valid, never while its build fails', async () => {
+    await db.query('create table app.pairs (id bigserial primary key, k int not null)');
+    await db.query('create index pairs_old_idx on app.pairs (k)');
+    await db.query('insert into app.pairs (k) values (1), (1)'); // duplicates: a unique index on k fails
+    const replacement = { name: 'pairs_k_id_uq', on: 'app.pairs (k, id)', unique: true, replaces: ['pairs_old_idx'] };
+    await expect(db.buildOnlineIndex({ ...replacement, on: 'app.pairs (k)' })).rejects.toThrow(/could not create unique index/);
+    expect(await indexState('pairs_old_idx')).toEqual({ valid: true });
+    expect(await db.buildOnlineIndex(replacement)).toBe(true);
+    expect(await indexState('pairs_k_id_uq')).toEqual({ valid: true });
+    expect(await indexState('pairs_old_idx')).toBeUndefined();
+    // again: nothing to build, nothing left to drop
+    expect(await db.buildOnlineIndex(replacement)).toBe(false);
+  });
+
   it('refuses a name that is not a plain identifier', async () => {
     await expect(db.buildOnlineIndex({ name: 'x; drop table app.things', on: 'app.things (k)' })).rejects.toThrow(/lower case/);
+    await expect(db.buildOnlineIndex({ name: 'things_k2_idx', on: 'app.things (k)', replaces: ['a"; drop table app.things; --'] })).rejects.toThrow(
+      /lower case/,
+    );
+    expect(await indexState('things_k2_idx')).toBeUndefined();
   });
 });

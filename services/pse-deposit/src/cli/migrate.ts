@@ -1,10 +1,10 @@
 import { createLogger, Database } from '@wallet/platform';
 import { loadConfig } from '../config.js';
 import { DEPOSIT_SCHEMA } from '../compose.js';
-import { depositMigrations, pseDepositOnlineIndexes, retireSupersededIndexes } from '../persistence/migrations/index.js';
+import { depositMigrations, pseDepositOnlineIndexes } from '../persistence/migrations/index.js';
 
 /**
- * `npm run migrate`: applies pending pse-deposit migrations, then builds the online indexes and drops the ones they
+ * `npm run migrate`: applies pending pse-deposit migrations, then builds the online indexes, dropping the ones they
  * replace (the Helm pre-install/upgrade Job).
  */
 const config = loadConfig(process.env);
@@ -21,8 +21,6 @@ if (config.NODE_ENV === 'production') await db.assertLeastPrivilege('migrations'
 try {
   const applied = await db.migrate();
   log.info({ applied }, applied.length > 0 ? 'pse-deposit migrations applied' : 'pse_deposit schema up to date');
-  const retired = await retireSupersededIndexes(db);
-  if (retired.length > 0) log.info({ retired }, 'pse-deposit indexes replaced online dropped');
 } catch (err) {
   log.fatal({ err }, 'pse-deposit migration failed');
   process.exitCode = 1;

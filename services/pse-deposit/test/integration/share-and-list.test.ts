@@ -207,7 +207,7 @@ describe('share by e-mail, listing, isolation, switches', () => {
     for (const [f, p] of shapes) await store.list(co, f, { ...page, ...p });
     const expected = shapes.flatMap(([f, p, indexes]) => indexes.map((index) => ({ shape: { f, p }, index })));
     expect(seen).toHaveLength(expected.length);
-    // the unordered key indexes the ordered ones replace are gone (retireSupersededIndexes, at a start that migrates)
+    // the unordered key indexes the ordered ones replace are gone (each online index's `replaces`, at a start that migrates)
     const [old] = await h.deposit.db.query<{ key: string | null; ext: string | null }>(
       `select to_regclass('pse_deposit.deposits_breb_key_idx')::text as key, to_regclass('pse_deposit.deposits_breb_ext_idx')::text as ext`,
     );

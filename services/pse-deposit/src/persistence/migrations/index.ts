@@ -1,4 +1,4 @@
-import type { Database, OnlineIndex } from '@wallet/platform';
+import type { OnlineIndex } from '@wallet/platform';
 import { Migration0001PseDepositInitial } from './0001-pse-deposit-initial.js';
 import { Migration0002BrebListing } from './0002-breb-listing.js';
 import { Migration0003InboxHandledAt } from './0003-inbox-handled-at.js';
@@ -43,56 +43,23 @@ export const depositMigrations = [
  * (company_id, created_at desc, id desc) gives the order but not the filter, and the keys' own indexes
  * the filter but not the order, so a page read (and sorted, or walked past) all the company's deposits.
  * `source` never changes; a key's ids only when a Bre-B event names the key.
+ *
+ * Each key index replaces the migrations' unordered one, `(company_id, breb_key_id | breb_key_external_id)`:
+ * a generic plan (what a connection keeps for the listing's statement after a few calls) estimates a company
+ * by the average one and took the smaller unordered index, so a key's page read and sorted all the key's
+ * deposits (89 ms for a key with 26,667). `Database.buildOnlineIndex` drops it concurrently once the
+ * replacement is valid, never a migration (which runs before the replacement is built).
  */
 export const pseDepositOnlineIndexes: readonly OnlineIndex[] = [
   { name: 'deposits_company_source_created_idx', on: 'pse_deposit.deposits (company_id, source, created_at desc, id desc)' },
   {
     name: 'deposits_company_breb_key_created_idx',
     on: 'pse_deposit.deposits (company_id, breb_key_id, created_at desc, id desc) where breb_key_id is not null',
+    replaces: ['deposits_breb_key_idx'],
   },
   {
     name: 'deposits_company_breb_ext_created_idx',
     on: 'pse_deposit.deposits (company_id, breb_key_external_id, created_at desc, id desc) where breb_key_external_id is not null',
+    replaces: ['deposits_breb_ext_idx'],
   },
 ];
-
-/**
- * Indexes an online index above made redundant, with what replaces each (and their definitions as the
- * migrations made them). A generic plan (what a connection keeps for the listing's statement after a few
- * calls) estimates a company by the average one and took the smaller, unordered key index: a key's page read
- * and sorted all the key's deposits (89 ms for a key with 26,667). Dropped online by
- * retireSupersededIndexes, never by a migration (which runs before the replacement is built).
- */
-export const pseDepositRetiredIndexes: ReadonlyArray<OnlineIndex & { replacedBy: string }> = [
-  {
-    name: 'deposits_breb_key_idx',
-    on: 'pse_deposit.deposits (company_id, breb_key_id) where breb_key_id is not null',
-    replacedBy: 'deposits_company_breb_key_created_idx',
-  },
-  {
-    name: 'deposits_breb_ext_idx',
-    on: 'pse_deposit.deposits (company_id, breb_key_external_id) where breb_key_external_id is not null',
-    replacedBy: 'deposits_company_breb_ext_created_idx',
-  },
-];
-
-/**
- * After the migrations and the online indexes (the migrate Job, or a start that migrates): drops each
- * retired index whose replacement is built and valid, with DROP INDEX CONCURRENTLY (writes and reads go on).
- * Returns the names dropped; nothing when already done.
- */
-export async function retireSupersededIndexes(db: Database): Promise<string[]> {
-  const dropped: string[] = [];
-  for (const ix of pseDepositRetiredIndexes) {
-    const [r] = await db.query<{ ready: boolean; present: boolean }>(
-      `select exists (select 1 from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
-                       where n.nspname = 'pse_deposit' and c.relname = ? and i.indisvalid) as ready,
-              to_regclass(?) is not null as present`,
-      [ix.replacedBy, `pse_deposit.${ix.name}`],
-    );
-    if (!r?.ready || !r.present) continue;
-    await db.query(`drop index concurrently if exists pse_deposit.${ix.name}`);
-    dropped.push(ix.name);
-  }
-  return dropped;
-}
