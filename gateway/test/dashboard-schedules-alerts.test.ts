@@ -8,7 +8,7 @@ import { ScheduleProjectionSchema, ScheduleRunPageSchema, SchedulePageSchema, Sc
 import { BalanceAlertEventPageSchema, BalanceAlertsSchema } from '../src/api/wallets/schemas.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
 import { startStack, type Stack } from './support/stack.js';
-import { SANDBOX_ACH_ACCOUNT } from './support/fixtures.js';
+import { SANDBOX_ACH_ACCOUNT } from '@wallet/platform/testing';
 
 /**
  * «Pagos programados» and «Alertas de saldo» in the dashboard (issue 42): a company's user, of any

@@ -4,7 +4,7 @@ import { newOperator, type TestOperator } from './support/operators.js';
 import { railContradiction } from './support/rail-contradiction.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
-import { PSE_PAYER } from './support/fixtures.js';
+import { PSE_PAYER } from '@wallet/platform/testing';
 
 /**
  * Resolving a money exception by judgement takes two operators (docs/security.md "The insider"): a

@@ -5,7 +5,7 @@ import { adminOf, client, expectNoInternals, type Client, type Reply } from './s
 import { railContradiction } from './support/rail-contradiction.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';
-import { PSE_PAYER } from './support/fixtures.js';
+import { PSE_PAYER } from '@wallet/platform/testing';
 
 /** Money exceptions through the gateway (CONTRACT §10): a rail outcome that contradicts our state, listed and resolved. */
 let stack: Stack;

@@ -7,7 +7,7 @@ import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client, type Reply } from './support/http.js';
 import { sql } from './support/sql.js';
-import { SANDBOX_ACH_ACCOUNT } from './support/fixtures.js';
+import { SANDBOX_ACH_ACCOUNT } from '@wallet/platform/testing';
 
 /** `Idempotency-Key` on the creating POSTs, through the real gateway, services and sandbox. */
 let stack: Stack;

@@ -7,6 +7,7 @@ import { eventually } from '@wallet/platform/testing';
 import { launchChromium } from '../support/browser.js';
 import { startStack } from '../support/stack.js';
 import { checkDocumented } from '../support/openapi-check.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'wallet-e2e-screenshots');
 const PASSWORD = 'Clave-segura-2026!';
@@ -118,15 +119,7 @@ describe('schedules and balance alerts in the company dashboard (Chromium)', () 
           amount: 1_300_000,
           description: 'Pago semanal',
           destination: {
-            bankAccount: {
-              bankId: 1,
-              accountTypeId: 20,
-              accountNumber: '12345678901',
-              documentTypeId: 1,
-              documentNumber: '1020304050',
-              holderFirstName: 'Ana María',
-              holderLastName: 'Pérez Gómez',
-            },
+            bankAccount: SANDBOX_ACH_ACCOUNT,
           },
         },
       },

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 type Co = Awaited<ReturnType<Stack['provision']>>;
@@ -26,15 +27,7 @@ const payroll = (amount: number) => ({
     amount,
     description: 'Nómina',
     destination: {
-      bankAccount: {
-        bankId: 1,
-        accountTypeId: 20,
-        accountNumber: '12345678901',
-        documentTypeId: 1,
-        documentNumber: '1020304050',
-        holderFirstName: 'Ana María',
-        holderLastName: 'Pérez Gómez',
-      },
+      bankAccount: SANDBOX_ACH_ACCOUNT,
     },
   },
 });

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { fetchDocumented } from '../support/openapi-check.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -39,15 +40,7 @@ describe('transfers end to end', () => {
   const achBody = (amount: number, extra: Record<string, unknown> = {}) => ({
     amount,
     destination: {
-      bankAccount: {
-        bankId: 1,
-        accountTypeId: 20,
-        accountNumber: '12345678901',
-        documentTypeId: 1,
-        documentNumber: '1020304050',
-        holderFirstName: 'Ana María',
-        holderLastName: 'Pérez Gómez',
-      },
+      bankAccount: SANDBOX_ACH_ACCOUNT,
     },
     description: 'Pago proveedor',
     ...extra,

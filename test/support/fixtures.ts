@@ -1,28 +1,7 @@
 import { instantFromDate, type Instant } from '@wallet/platform';
 
-/**
- * Request pieces the e2e suites share. The sandbox accepts this account (ACH, savings, a CC holder):
- * a send to it completes after SANDBOX_ACH_CONFIRM_MS unless its amount ends in 13 centavos.
- */
-export const SANDBOX_ACH_ACCOUNT = {
-  bankId: 1,
-  accountTypeId: 20,
-  accountNumber: '12345678901',
-  documentTypeId: 1,
-  documentNumber: '1020304050',
-  holderFirstName: 'Ana María',
-  holderLastName: 'Pérez Gómez',
-} as const;
-
-/** A PSE payer the sandbox's pay page accepts (the payer part of POST /deposits/pse; add `amountCents`). */
-export const PSE_PAYER = {
-  payerDocumentTypeId: 1,
-  payerDocumentNumber: '1020304050',
-  payerFirstName: 'Laura',
-  payerLastName: 'Gómez Ruiz',
-  payerEmail: 'laura@example.com',
-  payerPhone: '3101234567',
-} as const;
+/** The request pieces every suite shares (the sandbox's ACH account, a PSE payer): one copy, in the platform's testing module. */
+export { SANDBOX_ACH_ACCOUNT, PSE_PAYER } from '@wallet/platform/testing';
 
 /**
  * An instant strictly between what happened before the call and what happens after it (10 ms either

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { signPayload } from '@wallet/platform';
 import type { adminOf, Client } from './http.js';
-import { SANDBOX_ACH_ACCOUNT } from './fixtures.js';
+import { SANDBOX_ACH_ACCOUNT } from '@wallet/platform/testing';
 
 /** The ACH rail's signed callback, as the provider would post it. */
 export function railCallback(gatewayUrl: string, transactionId: string, status: 'COMPLETED' | 'FAILED') {

@@ -207,3 +207,4 @@ export { captureLogs, type CapturedLogs } from './capture-logs.js';
 export { CANONICAL_JSON_INPUTS, CODE_UNIT_ORDER_GOLDEN } from './canonical-json-inputs.js';
 export { recordSpans, type RecordedSpans } from './recorded-spans.js';
 export { freePort } from './free-port.js';
+export { SANDBOX_ACH_ACCOUNT, PSE_PAYER } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { AppError, ERRORS, createAsyncClient, type CallContext } from '@wallet/platform';
-import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { SANDBOX_ACH_ACCOUNT, createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { ledgerV1, transferEventsV1, transferV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
@@ -288,13 +288,7 @@ export async function brebSend(
 }
 
 export const ACH_ACCOUNT = {
-  bankId: 1,
-  accountTypeId: 20,
-  accountNumber: '12345678901',
-  documentTypeId: 1,
-  documentNumber: '1020304050',
-  holderFirstName: 'Ana María',
-  holderLastName: 'Pérez Gómez',
+  ...SANDBOX_ACH_ACCOUNT,
   bankName: 'Bancolombia',
   bankAchCode: '1007',
 };

@@ -1,9 +1,16 @@
 /**
- * Request pieces the gateway's suites share (the e2e suites have theirs in test/support/fixtures.ts). The
- * sandbox accepts this account (ACH, savings, a CC holder): a send to it completes unless its amount ends in
- * 13 centavos.
+ * Request pieces the suites share (gateway, services, e2e). The sandbox accepts this account (ACH, savings, a CC
+ * holder): a send to it completes after SANDBOX_ACH_CONFIRM_MS unless its amount ends in 13 centavos.
  */
-export const SANDBOX_ACH_ACCOUNT = {
+export const SANDBOX_ACH_ACCOUNT: Readonly<{
+  bankId: number;
+  accountTypeId: number;
+  accountNumber: string;
+  documentTypeId: number;
+  documentNumber: string;
+  holderFirstName: string;
+  holderLastName: string;
+}> = {
   bankId: 1,
   accountTypeId: 20,
   accountNumber: '12345678901',
@@ -11,7 +18,7 @@ export const SANDBOX_ACH_ACCOUNT = {
   documentNumber: '1020304050',
   holderFirstName: 'Ana María',
   holderLastName: 'Pérez Gómez',
-} as const;
+};
 
 /** A PSE payer the sandbox's pay page accepts (the payer part of POST /deposits/pse; add `amountCents`). */
 export const PSE_PAYER = {
