@@ -29,18 +29,8 @@
 // name; SCALE_REUSE=<name> measures a kept one again, full only, with the same sizes, without filling it).
 //   node test/bench/scale-deposits.mjs          (after `npx turbo run build --filter=@wallet/pse-deposit...`)
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const imp = (p) => import(pathToFileURL(join(root, p)).href);
-
-const int = (name, dflt) => {
-  const v = Number(process.env[name] ?? dflt);
-  if (!Number.isInteger(v) || v < 0) throw new Error(`${name} must be a whole number (got ${process.env[name]})`);
-  return v;
-};
+import { pathToFileURL } from 'node:url';
+import { imp, int, scratchDatabase } from './scale-support.mjs';
 
 /** The unordered key indexes the migrations made, which the online ones replace (the "before" state). */
 const RETIRED = [
@@ -68,18 +58,13 @@ export async function runDepositsScaleBench(opts = {}) {
   const say = opts.log ?? ((m) => console.error(`[scale-deposits] ${m}`));
   if (COMPANIES < 2) throw new Error('SCALE_COMPANIES must be at least 2');
 
-  const base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const name = REUSE ?? `scale_deposits_${process.pid}`;
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  if (!REUSE) await admin.query(`create database ${name}`);
+  const scratch = await scratchDatabase({ prefix: 'scale_deposits', reuse: REUSE, keep: KEEP });
+  const { name, url } = scratch;
   const log = createLogger('scale-deposits-bench', 'warn');
   let db;
   try {
     // The online indexes are built below, when a phase needs them (after the fill: as a deployment would).
-    db = await Database.open({ url: url.toString(), schema: 'pse_deposit', migrations: depositMigrations, onlineIndexes: [], logger: log, poolMax: 1 });
+    db = await Database.open({ url, schema: 'pse_deposit', migrations: depositMigrations, onlineIndexes: [], logger: log, poolMax: 1 });
     await db.migrate();
     const store = new SqlDepositStore(db);
     /** The indexes as they were before the fix: none of the online ones, the unordered key indexes they replace. */
@@ -319,8 +304,7 @@ export async function runDepositsScaleBench(opts = {}) {
     return report;
   } finally {
     await db?.close();
-    if (!KEEP) await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await scratch.done();
   }
 }
 

@@ -27,18 +27,9 @@
 //   node test/bench/scale.mjs          (after `npx turbo run build`)
 //   BENCH_ONLY=scale node test/bench/run.mjs   (the same, as a phase of the bench)
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const imp = (p) => import(pathToFileURL(join(root, p)).href);
-
-const int = (name, dflt) => {
-  const v = Number(process.env[name] ?? dflt);
-  if (!Number.isInteger(v) || v < 0) throw new Error(`${name} must be a whole number (got ${process.env[name]})`);
-  return v;
-};
+import { imp, int, scratchDatabase } from './scale-support.mjs';
 
 /** Runs the scale measurements; returns the report (also what the CLI prints). */
 export async function runScaleBench(opts = {}) {
@@ -75,18 +66,13 @@ export async function runScaleBench(opts = {}) {
   const say = opts.log ?? ((m) => console.error(`[scale] ${m}`));
   if (COMPANIES < 2) throw new Error('SCALE_COMPANIES must be at least 2');
 
-  const base = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-  const name = REUSE ?? `scale_bench_${process.pid}`;
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  if (!REUSE) await admin.query(`create database ${name}`);
+  const scratch = await scratchDatabase({ prefix: 'scale_bench', reuse: REUSE, keep: KEEP });
+  const { name, url } = scratch;
   const log = createLogger('scale-bench', 'warn');
   let db;
   try {
     db = await Database.open({
-      url: url.toString(),
+      url,
       schema: 'ledger',
       migrations: ledgerMigrations,
       // before issue 44's listing fix there were no such indexes (SCALE_LISTING_BEFORE drops them)
@@ -465,7 +451,7 @@ export async function runScaleBench(opts = {}) {
     // inserts postings one at a time: the writer's longest wait, the old way (column and index in the
     // migration's transaction) and the rules' way (the column in the migration, the index online).
     const writerDuring = async (work) => {
-      const w = new pg.Client({ connectionString: url.toString() });
+      const w = new pg.Client({ connectionString: url });
       await w.connect();
       let stop = false;
       const waits = [];
@@ -489,7 +475,7 @@ export async function runScaleBench(opts = {}) {
       await w.end();
       return { seconds: +seconds.toFixed(1), writes: waits.length, longestWriteWaitMs: Math.round(Math.max(...waits)), p99WriteMs: quantiles(waits).p99 };
     };
-    const m = new pg.Client({ connectionString: url.toString() });
+    const m = new pg.Client({ connectionString: url });
     await m.connect();
     try {
       report.migration = {};
@@ -515,8 +501,7 @@ export async function runScaleBench(opts = {}) {
     return report;
   } finally {
     await db?.close();
-    if (!KEEP) await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await scratch.done();
   }
 }
 
