@@ -56,9 +56,29 @@
 //   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
 //   BENCH_NODE_FLAGS='--f …'  extra Node/V8 flags for every product process (experiments: GC settings and the like)
 //   BENCH_MAIN_<PROCESS>=file another build of one process (A/B), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js
+//   BENCH_WAL_BREAKDOWN=1     the bench's own cluster: each measurement (and the batches phase, upload to COMPLETED)
+//                             also reports its WAL per operation by relation (tables and indexes by name) and, for
+//                             records of none, by kind (commits…), full-page images apart (pg_waldump over its range)
 //   BENCH_PG_STATEMENTS=1     the bench's own cluster with pg_stat_statements: each measurement also reports the
 //                             statements Postgres ran per operation (calls and execution µs per op, by statement)
 //   BENCH_SOAK_MINUTES=N      soak instead: N minutes of sends at 70% of the maximum, sampled every 30 s
+// Past one machine (issue 44, docs/scaling.md), all opt-in and on the bench's own cluster only:
+//   BENCH_PG_BY_SERVICE=1     each process connects as its own login role (bench_<process>, e.g. bench_transfer; one
+//                             role per service, so per schema), and pg_stat_statements is on (as BENCH_PG_STATEMENTS=1):
+//                             each measurement also reports, by service, Postgres statements, execution and planning µs
+//                             per operation (pg_stat_statements by role) and the CPU µs per operation of its backends
+//                             (/proc, the backends by pg_stat_activity.usename; the server's own processes apart)
+//   BENCH_PG_SPLIT=transfer   a second cluster (127.0.0.1:5533, the same settings) holds the database of the named
+//                             processes (a comma list): their DATABASE_URL points there and their migrations run there at
+//                             start; its CPU is the group `postgres 2`. Only with the phases that reach the database
+//                             through the services alone (ceilings, idle, balance, quotes, holds, sends, rate, pse; soak)
+//   BENCH_REPLICAS=transfer:2,gateway:2   replicas of a process (not the sandbox): replica k listens on its ports + 1000·k
+//                             and starts once replica 0 is ready, without migrating; every gRPC client dials all the
+//                             replicas of a service (a comma list of addresses: the platform client balances round robin);
+//                             the load generator's sends alternate between the gateway replicas (as a load balancer
+//                             would: the autocannon phases and the admin calls use the first) and replica k's provider
+//                             callbacks go to gateway k (mod their number). A process's CPU group is the sum of its
+//                             replicas (each replica's share is reported apart). Same phases as BENCH_PG_SPLIT
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
@@ -100,7 +120,30 @@ const POLICY_DELAY_S = 30;
 const POLICY_ROUNDS = Number(process.env.BENCH_POLICY_ROUNDS ?? 3);
 /** The policy phase's A/B: the transfer service's CPU µs per send without a policy and with 50 rules (medians). */
 let policyAb;
-const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
+/** BENCH_PG_BY_SERVICE=1: every process connects as its own role (statements and backend CPU by service). */
+const PG_BY_SERVICE = process.env.BENCH_PG_BY_SERVICE === '1';
+const PG_STATEMENTS = OWN_PG && (process.env.BENCH_PG_STATEMENTS === '1' || PG_BY_SERVICE);
+/** BENCH_PG_SPLIT=transfer,…: the processes whose database is on the second cluster (port OWN_PG_PORT + 1). */
+const PG_SPLIT = (process.env.BENCH_PG_SPLIT ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+/** BENCH_REPLICAS=transfer:2,gateway:2: process name → number of replicas (1 when not named). */
+const REPLICAS = Object.fromEntries(
+  (process.env.BENCH_REPLICAS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const [name, n] = s.split(':').map((x) => x.trim());
+      const count = Number(n ?? 2);
+      if (!Number.isInteger(count) || count < 1 || count > 4) throw new Error(`BENCH_REPLICAS: ${s}: the count must be 1 to 4`);
+      return [name, count];
+    }),
+);
+const replicasOf = (name) => REPLICAS[name] ?? 1;
+/** Replica k of a process listens on its ports + REPLICA_PORT_STEP·k. */
+const REPLICA_PORT_STEP = 1000;
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
@@ -142,6 +185,21 @@ for (const p of only)
   if (!ALL_PHASES.includes(p) && !OPT_IN_PHASES.includes(p))
     throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${[...ALL_PHASES, ...OPT_IN_PHASES].join(', ')})`);
 const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
+/** The phases that reach the database and the services only the ordinary way (through the gateway and gRPC): the only ones BENCH_PG_SPLIT and BENCH_REPLICAS run with. */
+const TOPOLOGY_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse'];
+if (PG_BY_SERVICE && !OWN_PG) throw new Error("BENCH_PG_BY_SERVICE needs the bench's own cluster (not BENCH_PG=shared): it creates a login role per process");
+if (PG_SPLIT.length > 0 || Object.keys(REPLICAS).length > 0) {
+  const known = processes.map((p) => p.name);
+  for (const n of [...PG_SPLIT, ...Object.keys(REPLICAS)])
+    if (!known.includes(n)) throw new Error(`BENCH_PG_SPLIT / BENCH_REPLICAS: unknown process ${n} (known: ${known.join(', ')})`);
+  if (replicasOf('sandbox') > 1) throw new Error('BENCH_REPLICAS: the sandbox stands in for the providers: one only');
+  if (PG_SPLIT.length > 0 && !OWN_PG) throw new Error("BENCH_PG_SPLIT needs the bench's own clusters (not BENCH_PG=shared)");
+  const other = [...ALL_PHASES, ...OPT_IN_PHASES].filter(phase).filter((p) => !TOPOLOGY_PHASES.includes(p));
+  if (other.length > 0)
+    throw new Error(
+      `BENCH_PG_SPLIT / BENCH_REPLICAS: phases ${other.join(', ')} read the database or one process directly; run them without (allowed: ${TOPOLOGY_PHASES.join(', ')}, the soak)`,
+    );
+}
 
 // Below the kernel's ephemeral range (32768-60999): an outgoing connection's local port can never hold one.
 const ports = {
@@ -168,6 +226,10 @@ const ports = {
 };
 const loc = (p) => `127.0.0.1:${p}`;
 const gw = `http://${loc(ports.gateway)}`;
+/** Every gateway replica's base URL (BENCH_REPLICAS); the first is `gw`. */
+const gwUrls = Array.from({ length: replicasOf('gateway') }, (_, k) => `http://${loc(ports.gateway + REPLICA_PORT_STEP * k)}`);
+/** What a gRPC client of a process dials: its replicas' addresses, a comma list when there are several (round robin). */
+const grpcAddr = (name, port) => Array.from({ length: replicasOf(name) }, (_, k) => loc(port + REPLICA_PORT_STEP * k)).join(',');
 const sb = `http://${loc(ports.sandbox)}`;
 /** Each product process's environment on the bench's ports (besides the common variables), and its readiness URL. */
 const benchProcesses = {
@@ -181,7 +243,7 @@ const benchProcesses = {
     env: {
       TRANSFER_GRPC_PORT: ports.transfer,
       TRANSFER_OPS_PORT: ports.transferOps,
-      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      LEDGER_GRPC_ADDR: grpcAddr('ledger', ports.ledger),
       BREB_DIRECTORY_URL: sb,
       BREB_RAIL_URL: sb,
       ACH_RAIL_URL: sb,
@@ -195,7 +257,7 @@ const benchProcesses = {
     env: {
       DEPOSIT_GRPC_PORT: ports.deposit,
       DEPOSIT_OPS_PORT: ports.depositOps,
-      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      LEDGER_GRPC_ADDR: grpcAddr('ledger', ports.ledger),
       PSE_PROVIDER_URL: sb,
       PSE_CALLBACK_URL: `${gw}/webhooks/pse`,
       SMTP_URL: `smtp://${loc(ports.smtp)}`,
@@ -206,7 +268,7 @@ const benchProcesses = {
     env: {
       COLLECT_KEY_GRPC_PORT: ports.collectKey,
       COLLECT_KEY_OPS_PORT: ports.collectKeyOps,
-      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      LEDGER_GRPC_ADDR: grpcAddr('ledger', ports.ledger),
       BREB_DIRECTORY_URL: sb,
       BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming`,
     },
@@ -218,10 +280,10 @@ const benchProcesses = {
     env: {
       RECONCILIATION_GRPC_PORT: ports.reconciliation,
       RECONCILIATION_OPS_PORT: ports.reconciliationOps,
-      LEDGER_GRPC_ADDR: loc(ports.ledger),
-      TRANSFER_GRPC_ADDR: loc(ports.transfer),
-      DEPOSIT_GRPC_ADDR: loc(ports.deposit),
-      COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey),
+      LEDGER_GRPC_ADDR: grpcAddr('ledger', ports.ledger),
+      TRANSFER_GRPC_ADDR: grpcAddr('transfer', ports.transfer),
+      DEPOSIT_GRPC_ADDR: grpcAddr('pse-deposit', ports.deposit),
+      COLLECT_KEY_GRPC_ADDR: grpcAddr('collect-key', ports.collectKey),
       RECON_REPORTS_URL: `${sb}/sandbox/reports`,
       RECON_SCHEDULE: 'off',
     },
@@ -231,13 +293,13 @@ const benchProcesses = {
     env: {
       GATEWAY_PORT: ports.gateway,
       GATEWAY_OPS_PORT: ports.gatewayOps,
-      LEDGER_GRPC_ADDR: loc(ports.ledger),
-      TRANSFER_GRPC_ADDR: loc(ports.transfer),
-      DEPOSIT_GRPC_ADDR: loc(ports.deposit),
-      COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey),
-      RECEIPT_GRPC_ADDR: loc(ports.receipt),
-      WEBHOOK_GRPC_ADDR: loc(ports.webhook),
-      RECONCILIATION_GRPC_ADDR: loc(ports.reconciliation),
+      LEDGER_GRPC_ADDR: grpcAddr('ledger', ports.ledger),
+      TRANSFER_GRPC_ADDR: grpcAddr('transfer', ports.transfer),
+      DEPOSIT_GRPC_ADDR: grpcAddr('pse-deposit', ports.deposit),
+      COLLECT_KEY_GRPC_ADDR: grpcAddr('collect-key', ports.collectKey),
+      RECEIPT_GRPC_ADDR: grpcAddr('receipt', ports.receipt),
+      WEBHOOK_GRPC_ADDR: grpcAddr('webhook', ports.webhook),
+      RECONCILIATION_GRPC_ADDR: grpcAddr('reconciliation', ports.reconciliation),
       RATE_LIMIT_PREFIX: `bench${process.pid}`,
       // Provisioning opens 100 companies (400 admin calls) in well under a minute from one IP.
       RATE_LIMIT_ADMIN: 100_000,
@@ -246,16 +308,18 @@ const benchProcesses = {
 };
 
 const children = [];
-const procs = {}; // name → ChildProcess, for the product processes
+const procs = {}; // name → ChildProcess, for the product processes (replica k > 0 of a process: `name/k`)
+const replicaPids = {}; // name → the pids of its replicas (BENCH_REPLICAS), replica 0 first
 
 /**
  * The bench's own PostgreSQL cluster (initdb in a temporary directory, port 5532, loopback only):
  * the machine's server runs with autovacuum off (a CI setting), under which every updated row of a
  * long run stays as a dead tuple and the soak measures table bloat instead of the product. This one
  * has the server's shared_buffers, max_connections and fsync, and PostgreSQL's default autovacuum,
- * as a production database would. Stopped and deleted when the bench ends.
+ * as a production database would. Stopped and deleted when the bench ends. With BENCH_PG_SPLIT, a second
+ * one of the same settings on port 5533 holds the named processes' database.
  */
-let pgData;
+const pgClusters = []; // { port, data, admin }: the first is the bench's cluster, the second (BENCH_PG_SPLIT) the split-off one
 function pgBin(name) {
   const versions = readdirSync('/usr/lib/postgresql')
     .filter((v) => /^\d+$/.test(v))
@@ -269,19 +333,21 @@ function asPostgres(cmd, args) {
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
   return r.stdout;
 }
-function startOwnPostgres() {
-  pgData = mkdtempSync(join(tmpdir(), 'wallet-bench-pg-'));
+function startCluster(port) {
+  const data = mkdtempSync(join(tmpdir(), 'wallet-bench-pg-'));
+  const cluster = { port, data, admin: `postgresql://postgres@127.0.0.1:${port}/postgres` };
+  pgClusters.push(cluster); // deleted at exit even if it fails to start
   if (process.getuid?.() === 0) {
     const [uid, gid] = ['-u', '-g'].map((f) => Number(spawnSync('id', [f, 'postgres'], { encoding: 'utf8' }).stdout.trim()));
-    chownSync(pgData, uid, gid);
+    chownSync(data, uid, gid);
   }
-  asPostgres(pgBin('initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+  asPostgres(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   appendFileSync(
-    join(pgData, 'postgresql.conf'),
+    join(data, 'postgresql.conf'),
     [
-      `port = ${OWN_PG_PORT}`,
+      `port = ${port}`,
       "listen_addresses = '127.0.0.1'",
-      `unix_socket_directories = '${pgData}'`,
+      `unix_socket_directories = '${data}'`,
       'max_connections = 100',
       'shared_buffers = 128MB',
       'fsync = on',
@@ -301,58 +367,119 @@ function startOwnPostgres() {
       '',
     ].join('\n'),
   );
-  asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60', 'start']);
-  PG_ADMIN = `postgresql://postgres@127.0.0.1:${OWN_PG_PORT}/postgres`;
+  asPostgres(pgBin('pg_ctl'), ['-D', data, '-l', join(data, 'server.log'), '-w', '-t', '60', 'start']);
+  return cluster;
+}
+function startOwnPostgres() {
+  PG_ADMIN = startCluster(OWN_PG_PORT).admin;
+  if (PG_SPLIT.length > 0) startCluster(OWN_PG_PORT + 1);
+}
+/** The admin URL of every cluster the bench uses (the machine's server alone with BENCH_PG=shared). */
+const pgAdmins = () => (pgClusters.length > 0 ? pgClusters.map((c) => c.admin) : [PG_ADMIN]);
+/** The CPU group of a cluster's processes: `postgres` for the first, `postgres 2` for the split-off one. */
+const pgGroupOf = (i) => (i === 0 ? 'postgres' : `postgres ${i + 1}`);
+/** BENCH_PG_BY_SERVICE: the login role of a process (bench_<name>); a statement or backend of another role is the bench's own or the server's. */
+const roleOf = (name) => `bench_${name.replace(/-/g, '_')}`;
+const serviceOfRole = (role) =>
+  processes.find((p) => roleOf(p.name) === role)?.name ?? (role === 'postgres' ? (PG_BY_SERVICE ? 'the bench (postgres)' : 'every process (postgres)') : role);
+/** The database URL of a process: its cluster (BENCH_PG_SPLIT) and its role (BENCH_PG_BY_SERVICE). */
+function serviceDbUrl(name) {
+  const u = new URL(PG_SPLIT.includes(name) ? pgClusters[1].admin : PG_ADMIN);
+  u.pathname = `/${benchDb}`;
+  if (PG_BY_SERVICE) u.username = roleOf(name);
+  return u.toString();
+}
+/** The bench's database on every cluster, and (BENCH_PG_BY_SERVICE) each process's login role there. */
+async function createBenchDatabases() {
+  for (const admin of pgAdmins()) {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      await c.query(`drop database if exists "${benchDb}" with (force)`);
+      await c.query(`create database "${benchDb}"`);
+      // Superusers like the postgres role every process uses without it (NODE_ENV=development migrates at start), so
+      // only the name under which Postgres counts their statements and backends changes.
+      if (PG_BY_SERVICE)
+        for (const p of processes) {
+          const role = roleOf(p.name);
+          const exists = (await c.query('select 1 from pg_roles where rolname = $1', [role])).rowCount > 0;
+          if (!exists) await c.query(`create role "${role}" login superuser`);
+        }
+    } finally {
+      await c.end();
+    }
+  }
 }
 
 /**
  * BENCH_PG_STATEMENTS=1: what Postgres ran during a measurement, per operation: every statement's
- * calls and execution time (pg_stat_statements, all databases; `begin`/`commit` included), the top
- * ones by execution time, and the totals. Reset before each measurement.
+ * calls and execution time (pg_stat_statements, all databases of every cluster; `begin`/`commit`
+ * included), the top ones by execution time, and the totals; by service (the role that ran it:
+ * BENCH_PG_BY_SERVICE) and by cluster (BENCH_PG_SPLIT). Reset before each measurement.
  */
 async function pgStatements(op) {
   if (!PG_STATEMENTS) return undefined;
-  const c = new pg.Client({ connectionString: PG_ADMIN });
-  await c.connect();
-  try {
-    if (op === 'reset') {
-      await c.query('create extension if not exists pg_stat_statements');
-      await c.query('select pg_stat_statements_reset()');
-      return undefined;
+  const rows = [];
+  for (const [i, admin] of pgAdmins().entries()) {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      if (op === 'reset') {
+        await c.query('create extension if not exists pg_stat_statements');
+        await c.query('select pg_stat_statements_reset()');
+        continue;
+      }
+      const r = await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, s.total_plan_time::float8 as plan_ms,
+          d.datname as db, coalesce(u.rolname, s.userid::text) as role
+        from pg_stat_statements s join pg_database d on d.oid = s.dbid left join pg_roles u on u.oid = s.userid
+        where d.datname <> 'postgres' order by s.total_exec_time desc`);
+      for (const x of r.rows) rows.push({ ...x, cluster: pgGroupOf(i) });
+    } finally {
+      await c.end();
     }
-    const { rows } =
-      await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, s.total_plan_time::float8 as plan_ms, d.datname as db
-      from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname <> 'postgres' order by s.total_exec_time desc`);
-    const ops = op || 1;
-    const all = rows.map((r) => ({
-      db: r.db,
-      calls: r.calls / ops,
-      us: (r.ms * 1000) / ops,
-      planUs: (r.plan_ms * 1000) / ops,
-      query: r.query.replace(/\s+/g, ' ').slice(0, 140),
-    }));
-    return {
-      callsPerOp: +all.reduce((a, r) => a + r.calls, 0).toFixed(1),
-      execUsPerOp: Math.round(all.reduce((a, r) => a + r.us, 0)),
-      planUsPerOp: Math.round(all.reduce((a, r) => a + r.planUs, 0)),
-      top: all
-        .filter((r) => r.calls >= 0.05 || r.us >= 5)
-        .slice(0, 60)
-        .map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us), planUs: Math.round(r.planUs) })),
-    };
-  } finally {
-    await c.end();
   }
+  if (op === 'reset') return undefined;
+  rows.sort((a, b) => b.ms - a.ms);
+  const ops = op || 1;
+  const all = rows.map((r) => ({
+    db: r.db,
+    cluster: r.cluster,
+    service: serviceOfRole(r.role),
+    calls: r.calls / ops,
+    us: (r.ms * 1000) / ops,
+    planUs: (r.plan_ms * 1000) / ops,
+    query: r.query.replace(/\s+/g, ' ').slice(0, 140),
+  }));
+  const byService = {};
+  for (const r of all) {
+    const k = `${r.service}\t${r.cluster}`;
+    const b = (byService[k] ??= { service: r.service, cluster: r.cluster, calls: 0, us: 0, planUs: 0 });
+    b.calls += r.calls;
+    b.us += r.us;
+    b.planUs += r.planUs;
+  }
+  return {
+    callsPerOp: +all.reduce((a, r) => a + r.calls, 0).toFixed(1),
+    execUsPerOp: Math.round(all.reduce((a, r) => a + r.us, 0)),
+    planUsPerOp: Math.round(all.reduce((a, r) => a + r.planUs, 0)),
+    byService: Object.values(byService)
+      .sort((a, b) => b.us - a.us)
+      .map((b) => ({ ...b, calls: +b.calls.toFixed(2), us: Math.round(b.us), planUs: Math.round(b.planUs) })),
+    top: all
+      .filter((r) => r.calls >= 0.05 || r.us >= 5)
+      .slice(0, 60)
+      .map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us), planUs: Math.round(r.planUs) })),
+  };
 }
 function stopOwnPostgres() {
-  if (!pgData) return;
-  try {
-    asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-m', 'fast', '-w', 'stop']);
-  } catch {
-    /* already down */
+  for (const c of pgClusters.splice(0)) {
+    try {
+      asPostgres(pgBin('pg_ctl'), ['-D', c.data, '-m', 'fast', '-w', 'stop']);
+    } catch {
+      /* already down */
+    }
+    rmSync(c.data, { recursive: true, force: true });
   }
-  rmSync(pgData, { recursive: true, force: true });
-  pgData = undefined;
 }
 /** -h/-p/-U of PG_ADMIN for the command-line tools (pgbench, createdb, dropdb). */
 function pgCli() {
@@ -490,22 +617,168 @@ const results = []; // { name, r, perOp, rss, ratio, target, met }
  * bench's database plus the server's background processes (WAL writer, checkpointer…), from pg_stat_activity.
  */
 let pgPidList = [];
+/** The same for the second cluster (BENCH_PG_SPLIT: the group `postgres 2`). */
+let pgPidList2 = [];
+/** Each listed Postgres process's service (BENCH_PG_BY_SERVICE: the role of a client backend), or `server` (WAL writer, checkpointer, autovacuum…). */
+const pgPidService = new Map();
 async function refreshPgPids() {
-  for (let attempt = 1; attempt <= 5; attempt++) {
-    const c = new pg.Client({ connectionString: PG_ADMIN });
-    try {
-      await c.connect();
-      const r = await c.query(`select pid from pg_stat_activity where datname = $1 or backend_type <> 'client backend'`, [benchDb]);
-      pgPidList = [...new Set([...pgPidList, ...r.rows.map((x) => x.pid)])];
-      return;
-    } catch (err) {
-      // Postgres is shared: when its connection slots are all taken, try again shortly; keep the list we have.
-      if (attempt === 5) log(`  could not list the Postgres backends (${err.message}); CPU of postgres may be undercounted`);
-      else await sleep(500);
-    } finally {
-      await c.end().catch(() => {});
+  for (const [i, admin] of pgAdmins().entries()) {
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const c = new pg.Client({ connectionString: admin });
+      try {
+        await c.connect();
+        const r = await c.query(`select pid, usename, backend_type from pg_stat_activity where datname = $1 or backend_type <> 'client backend'`, [benchDb]);
+        for (const x of r.rows) pgPidService.set(x.pid, x.backend_type === 'client backend' ? serviceOfRole(x.usename) : 'server');
+        const pids = r.rows.map((x) => x.pid);
+        if (i === 0) pgPidList = [...new Set([...pgPidList, ...pids])];
+        else pgPidList2 = [...new Set([...pgPidList2, ...pids])];
+        break;
+      } catch (err) {
+        // Postgres is shared: when its connection slots are all taken, try again shortly; keep the list we have.
+        if (attempt === 5) log(`  could not list the Postgres backends (${err.message}); CPU of postgres may be undercounted`);
+        else await sleep(500);
+      } finally {
+        await c.end().catch(() => {});
+      }
     }
   }
+}
+
+/**
+ * BENCH_PG_BY_SERVICE: the CPU µs per operation of the Postgres processes of each service (its backends, by role), and of
+ * the servers' own processes, from the Postgres groups' per-process deltas; by cluster when there are two.
+ */
+function pgCpuByService(before, after, ops) {
+  const out = {};
+  for (const group of Object.keys(after).filter((k) => k === 'postgres' || k.startsWith('postgres '))) {
+    for (const [pid, s] of after[group]) {
+      const key = `${pgPidService.get(pid) ?? 'server'}\t${group}`;
+      out[key] = (out[key] ?? 0) + s - (before[group]?.get(pid) ?? 0);
+    }
+  }
+  return Object.entries(out)
+    .map(([k, sec]) => {
+      const [service, cluster] = k.split('\t');
+      return { service, cluster, us: Math.round((sec * 1e6) / ops) };
+    })
+    .sort((a, b) => b.us - a.us);
+}
+/** BENCH_REPLICAS: the CPU µs per operation of each replica of a replicated process (its group is their sum). */
+function replicaCpu(before, after, ops) {
+  return Object.fromEntries(
+    Object.entries(replicaPids)
+      .filter(([, pids]) => pids.length > 1)
+      .map(([name, pids]) => [name, pids.map((pid) => Math.round((((after[name]?.get(pid) ?? 0) - (before[name]?.get(pid) ?? 0)) * 1e6) / ops))]),
+  );
+}
+
+/**
+ * BENCH_PG_BY_SERVICE or BENCH_PG_SPLIT (own clusters only): each cluster's committed transactions of the bench's database
+ * (pg_stat_database.xact_commit), WAL bytes (pg_current_wal_lsn), WAL fsyncs and full-page images (pg_stat_wal; a fresh
+ * cluster writes a page whole the first time it changes after a checkpoint, so a short run's WAL is mostly those). The
+ * counters are flushed by busy backends about once a second, so all but the bytes are approximate (±10% over 10 s).
+ */
+async function pgWal() {
+  if (!OWN_PG || (!PG_BY_SERVICE && PG_SPLIT.length === 0)) return undefined;
+  const out = [];
+  for (const admin of pgAdmins()) {
+    const c = new pg.Client({ connectionString: admin });
+    await c.connect();
+    try {
+      const { rows } = await c.query(
+        `select (select xact_commit from pg_stat_database where datname = $1)::float8 as commits,
+          pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 as bytes, w.wal_sync::float8 as syncs, w.wal_fpi::float8 as fpi
+        from pg_stat_wal w`,
+        [benchDb],
+      );
+      out.push(rows[0]);
+    } finally {
+      await c.end();
+    }
+  }
+  return out;
+}
+const walPerOp = (before, after, ops) =>
+  after.map((a, i) => ({
+    cluster: pgGroupOf(i),
+    commits: +((a.commits - before[i].commits) / ops).toFixed(2),
+    walBytes: Math.round((a.bytes - before[i].bytes) / ops),
+    syncs: +((a.syncs - before[i].syncs) / ops).toFixed(2),
+    fpi: +((a.fpi - before[i].fpi) / ops).toFixed(2),
+  }));
+
+/**
+ * BENCH_WAL_BREAKDOWN=1 (own cluster): where the WAL of a measurement went, per operation. The bench's cluster's
+ * insert position before and after; `pg_waldump` over that range (the cluster's own pg_wal), each record's total
+ * length (its full-page images included) summed by the relation its first block names (tables and indexes, by
+ * name in the bench's database) or, for records of no relation, by resource manager and kind (commits, …).
+ */
+const WAL_BREAKDOWN = OWN_PG && process.env.BENCH_WAL_BREAKDOWN === '1';
+async function walLsn() {
+  if (!WAL_BREAKDOWN) return undefined;
+  const c = new pg.Client({ connectionString: pgClusters[0].admin });
+  await c.connect();
+  try {
+    return (await c.query('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn;
+  } finally {
+    await c.end();
+  }
+}
+/** One line of a WAL breakdown: bytes per operation, its full-page images, the heaviest relations. */
+const walLine = (w) =>
+  `WAL ${w.bytesPerOp} B/op (full-page images ${w.fpiBytesPerOp}, ${w.recordsPerOp} records): ${w.top
+    .slice(0, 10)
+    .map((t) => `${t.name} ${t.bytes}`)
+    .join(', ')}`;
+async function walBreakdown(start, ops) {
+  if (!WAL_BREAKDOWN || !start) return undefined;
+  const c = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await c.connect();
+  let names;
+  let end;
+  try {
+    // Everything up to here flushed, so pg_waldump can read to `end`.
+    end = (await c.query('select pg_current_wal_insert_lsn()::text as lsn')).rows[0].lsn;
+    await c.query('select pg_switch_wal()');
+    const rels = await c.query(`select pg_relation_filenode(c.oid)::text as node, n.nspname || '.' || c.relname as name
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace where pg_relation_filenode(c.oid) is not null`);
+    names = new Map(rels.rows.map((r) => [r.node, r.name]));
+  } finally {
+    await c.end();
+  }
+  const out = spawnSync(pgBin('pg_waldump'), ['--path', join(pgClusters[0].data, 'pg_wal'), '--start', start, '--end', end], {
+    encoding: 'utf8',
+    maxBuffer: 2 ** 31,
+  }).stdout;
+  const by = new Map();
+  let total = 0;
+  let fpi = 0;
+  let records = 0;
+  for (const line of out.split('\n')) {
+    const m = /^rmgr: (\S+)\s+len \(rec\/tot\):\s*(\d+)\/\s*(\d+).*?desc: (\S+)(.*)$/.exec(line);
+    if (!m) continue;
+    const [, rmgr, rec, tot, kind, rest] = m;
+    const rel = /rel \d+\/\d+\/(\d+)/.exec(rest);
+    const key = rel ? (names.get(rel[1]) ?? `relation ${rel[1]}`) : `${rmgr} ${kind}`;
+    const b = by.get(key) ?? { bytes: 0, fpiBytes: 0, records: 0 };
+    b.bytes += Number(tot);
+    b.fpiBytes += Number(tot) - Number(rec);
+    b.records += 1;
+    by.set(key, b);
+    total += Number(tot);
+    fpi += Number(tot) - Number(rec);
+    records += 1;
+  }
+  const per = (v) => Math.round(v / (ops || 1));
+  return {
+    bytesPerOp: per(total),
+    fpiBytesPerOp: per(fpi),
+    recordsPerOp: +(records / (ops || 1)).toFixed(1),
+    top: [...by.entries()]
+      .sort((a, b) => b[1].bytes - a[1].bytes)
+      .slice(0, 25)
+      .map(([name, b]) => ({ name, bytes: per(b.bytes), fpiBytes: per(b.fpiBytes), records: +(b.records / (ops || 1)).toFixed(2) })),
+  };
 }
 
 /** Runs `fn`, returns its result, the CPU µs per operation each process group spent meanwhile and RSS after. */
@@ -513,14 +786,18 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
   const g = { ...groups, ...extraGroups };
   for (const k of skip) delete g[k];
   pgPidList = [];
+  pgPidList2 = [];
   await refreshPgPids();
   await pgStatements('reset');
+  const walBefore = await pgWal();
+  const walStart = await walLsn();
   const before = cpuSnapshot(g);
   const t0 = process.hrtime.bigint();
   const r = await fn();
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   await refreshPgPids();
   const after = cpuSnapshot(g);
+  const walAfter = await pgWal();
   const ops = r.total || 1;
   const d = cpuDelta(before, after);
   const perOp = Object.fromEntries(Object.keys(g).map((k) => [k, Math.round((d[k] * 1e6) / ops)]));
@@ -529,9 +806,22 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
     Object.entries({ ...rssProcesses(), ...Object.fromEntries(Object.entries(extraGroups).map(([k, f]) => [k, f()[0]])) }).map(([n, pid]) => [n, rssMiB(pid)]),
   );
   const statements = await pgStatements(ops);
-  const row = { name, r, perOp, cores, rss, ...(statements ? { statements } : {}) };
+  const walUse = await walBreakdown(walStart, ops);
+  const row = {
+    name,
+    r,
+    perOp,
+    cores,
+    rss,
+    ...(statements ? { statements } : {}),
+    ...(walUse ? { walBreakdown: walUse } : {}),
+    ...(PG_BY_SERVICE ? { pgCpu: pgCpuByService(before, after, ops) } : {}),
+    ...(walBefore ? { wal: walPerOp(walBefore, walAfter, ops) } : {}),
+    ...(Object.values(replicaPids).some((p) => p.length > 1) ? { replicas: replicaCpu(before, after, ops) } : {}),
+  };
   results.push(row);
   log(`${name}: ${r.rps}/s p50 ${r.p50} p99 ${r.p99}${r.errors || r.non2xx ? ` (errors ${r.errors ?? 0}, non-2xx ${r.non2xx ?? 0})` : ''}`);
+  if (walUse) log(`${name}: ${walLine(walUse)}`);
   return row;
 }
 
@@ -699,7 +989,7 @@ function pgbench() {
  * cost one indexed query each, measured apart in the same phase.
  */
 async function policyPhase({ sendCompanies, sendOnce }) {
-  const client = policyClient(transferV1.TransferServiceClient, loc(ports.transfer), 'transfer', transferAccess, 10_000);
+  const client = policyClient(transferV1.TransferServiceClient, grpcAddr('transfer', ports.transfer), 'transfer', transferAccess, 10_000);
   const user = (companyId, n) => ({
     requestId: 'bench',
     companyId,
@@ -922,6 +1212,10 @@ async function statementPhase({ admin }) {
   sample();
   const before = { ...peak };
   const timer = setInterval(sample, 100);
+  // the Postgres group: the backends connected now (the ledger's pool among them)
+  pgPidList = [];
+  await refreshPgPids();
+  await pgStatements('reset');
   const cpu0 = cpuSnapshot(groups);
   const t0 = Date.now();
   let lines = 0;
@@ -948,6 +1242,7 @@ async function statementPhase({ admin }) {
   }
   const seconds = (Date.now() - t0) / 1000;
   const d = cpuDelta(cpu0, cpuSnapshot(groups));
+  const statements = await pgStatements(lines); // BENCH_PG_STATEMENTS=1: what Postgres ran per line
   const perSec = Math.round(lines / seconds);
   log(
     `statement: ${lines} lines, ${(bytes / 1048576).toFixed(0)} MiB of CSV in ${seconds.toFixed(1)} s (${perSec} lines/s); peak RSS gateway ${peak.gateway} MiB (${before.gateway} before), ledger ${peak.ledger} MiB (${before.ledger} before)`,
@@ -959,6 +1254,7 @@ async function statementPhase({ admin }) {
     perOp: Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((d[k] * 1e6) / Math.max(1, lines))])),
     cores: Object.fromEntries(Object.keys(groups).map((k) => [k, +(d[k] / seconds).toFixed(2)])),
     rss: { 'gateway (peak)': peak.gateway, 'ledger (peak)': peak.ledger },
+    ...(statements ? { statements } : {}),
   });
   if (lines !== STATEMENT_LINES) process.exitCode = 1;
 }
@@ -1051,6 +1347,8 @@ async function batchesPhase(_ctx, { admin, destinations }) {
   await db.connect();
   pgPidList = [];
   await refreshPgPids();
+  await pgStatements('reset');
+  const walStart = await walLsn();
   const cpu0 = cpuSnapshot(groups);
   try {
     const t0 = Date.now();
@@ -1090,6 +1388,12 @@ async function batchesPhase(_ctx, { admin, destinations }) {
       await sleep(250);
     }
     const tDone = Date.now();
+    await refreshPgPids();
+    // The whole batch, upload to COMPLETED (every item confirmed by the rail and committed): items/s and CPU per item.
+    const dAll = cpuDelta(cpu0, cpuSnapshot(groups));
+    const wholePerItem = Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((dAll[k] * 1e6) / BATCH_ITEMS)]));
+    const statements = await pgStatements(BATCH_ITEMS); // BENCH_PG_STATEMENTS=1: what Postgres ran per item, upload to COMPLETED
+    const walUse = await walBreakdown(walStart, BATCH_ITEMS); // BENCH_WAL_BREAKDOWN=1: the WAL per item, upload to COMPLETED
     const seconds = (tDispatched - t0) / 1000;
     const itemsPerSec = Math.round(BATCH_ITEMS / seconds);
     const x = {
@@ -1099,16 +1403,26 @@ async function batchesPhase(_ctx, { admin, destinations }) {
       dispatchMs: tDispatched - tReserved,
       completeMs: tDone - tDispatched,
       state: final.status,
+      completedItemsPerSec: Math.round(BATCH_ITEMS / ((tDone - t0) / 1000)),
+      completedCpuUsPerItem: wholePerItem,
     };
     log(
-      `batches: ${BATCH_ITEMS} items: validated ${x.validateMs} ms, reserved ${x.reserveMs} ms, dispatched ${x.dispatchMs} ms → ${itemsPerSec} items/s; ${final.status} ${x.completeMs} ms later`,
+      `batches: ${BATCH_ITEMS} items: validated ${x.validateMs} ms, reserved ${x.reserveMs} ms, dispatched ${x.dispatchMs} ms → ${itemsPerSec} items/s; ${final.status} ${x.completeMs} ms later (upload to ${final.status}: ${x.completedItemsPerSec} items/s, ${Object.values(wholePerItem).reduce((a, b) => a + b, 0)} µs CPU per item: ${Object.entries(
+        wholePerItem,
+      )
+        .filter(([, v]) => v >= 100)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
     );
     results.push({
       name: `bulk payout of ${BATCH_ITEMS.toLocaleString('en')} items: validated, reserved, dispatched (items/s)`,
       batches: x,
       r: { rps: itemsPerSec, p50: '', p99: '', errors: final.status === 'COMPLETED' ? 0 : 1, total: BATCH_ITEMS },
       ...cpu,
+      ...(statements ? { statements } : {}),
+      ...(walUse ? { walBreakdown: walUse } : {}),
     });
+    if (walUse) log(`batches, per item upload to ${final.status}: ${walLine(walUse)}`);
     if (final.status !== 'COMPLETED') process.exitCode = 1;
   } finally {
     await db.end();
@@ -1499,23 +1813,50 @@ async function main() {
   if (OWN_PG) {
     startOwnPostgres();
     log(`own PostgreSQL cluster on 127.0.0.1:${OWN_PG_PORT} (autovacuum on; BENCH_PG=shared uses the machine's server)`);
+    if (PG_SPLIT.length > 0) log(`second PostgreSQL cluster on 127.0.0.1:${OWN_PG_PORT + 1} (the same settings) for ${PG_SPLIT.join(', ')}`);
   }
-  await adminSql(`drop database if exists "${benchDb}" with (force)`);
-  await adminSql(`create database "${benchDb}"`);
-  const common = { DATABASE_URL: dbUrl(benchDb), BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+  await createBenchDatabases();
+  if (PG_BY_SERVICE) log(`each process connects as its own role (${processes.map((p) => roleOf(p.name)).join(', ')})`);
+  const common = { BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' };
   try {
     // Every process `npm run up` starts, in its order; a process the bench does not know stops the run.
     for (const p of processes) {
       const b = benchProcesses[p.name];
       if (!b)
         throw new Error(`deploy/local/processes.mjs has a process the bench does not know: ${p.name} (add its ports to benchProcesses in test/bench/run.mjs)`);
-      const child = startProcess(p, { ...common, ...Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, String(v)])) });
+      const env = { ...common, DATABASE_URL: serviceDbUrl(p.name), ...Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, String(v)])) };
+      const child = startProcess(p, env);
       procs[p.name] = child;
+      replicaPids[p.name] = [child.pid];
       await waitReady(`http://${loc(b.ready)}/readyz`, p.name, child);
+      // BENCH_REPLICAS: replica k on its ports + REPLICA_PORT_STEP·k, started once replica 0 has migrated; its provider
+      // callbacks go to gateway k (as a provider calls back the URL it was given).
+      for (let k = 1; k < replicasOf(p.name); k++) {
+        const envK = Object.fromEntries(
+          Object.entries(env).map(([key, v]) => {
+            if (/_PORT$/.test(key)) return [key, String(Number(v) + REPLICA_PORT_STEP * k)];
+            if (v.startsWith(`${gw}/`)) return [key, gwUrls[k % gwUrls.length] + v.slice(gw.length)];
+            return [key, v];
+          }),
+        );
+        const migrateFlag = Object.keys(b.env)
+          .find((key) => /_OPS_PORT$/.test(key))
+          .replace(/_OPS_PORT$/, '_MIGRATE_ON_START');
+        const replica = startProcess(p, { ...envK, [migrateFlag]: 'false' });
+        procs[`${p.name}/${k}`] = replica;
+        replicaPids[p.name].push(replica.pid);
+        await waitReady(`http://${loc(b.ready + REPLICA_PORT_STEP * k)}/readyz`, `${p.name}/${k}`, replica);
+      }
     }
-    log(`started ${processes.map((p) => p.name).join(', ')}`);
-    for (const [name, child] of Object.entries(procs)) groups[name] = () => [child.pid];
-    Object.assign(groups, { postgres: () => pgPidList, redis: pidsOf('redis-server'), nats: pidsOf('nats-server'), 'load gen': () => [process.pid] });
+    log(`started ${processes.map((p) => (replicasOf(p.name) > 1 ? `${p.name} ×${replicasOf(p.name)}` : p.name)).join(', ')}`);
+    for (const name of Object.keys(replicaPids)) groups[name] = () => replicaPids[name];
+    Object.assign(groups, {
+      postgres: () => pgPidList,
+      ...(PG_SPLIT.length > 0 ? { [pgGroupOf(1)]: () => pgPidList2 } : {}),
+      redis: pidsOf('redis-server'),
+      nats: pidsOf('nats-server'),
+      'load gen': () => [process.pid],
+    });
 
     const admin = async (method, path, body) => {
       const r = await fetch(gw + path, {
@@ -1574,8 +1915,10 @@ async function main() {
     };
 
     const sentIds = [];
+    // BENCH_REPLICAS=gateway:N: the sends go to the gateway replicas in turn (as a load balancer in front of them would).
+    let gwTurn = 0;
     const sendOnce = async (co, i) => {
-      const res = await fetch(`${gw}/transfers/send`, {
+      const res = await fetch(`${gwUrls[gwTurn++ % gwUrls.length]}/transfers/send`, {
         method: 'POST',
         headers: json(co.key),
         body: JSON.stringify({ amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `b-${randomUUID()}` }),
@@ -1625,6 +1968,20 @@ async function main() {
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
       ...(schedulesSummary ? [schedulesSummary] : []),
       `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${DURATION} s per measurement, concurrency ${CONC}; load generator, every process, Postgres, Redis and NATS on the same cores, loopback only; Postgres: ${OWN_PG ? `the bench's own cluster (autovacuum on)` : `the machine's server (autovacuum as it is configured there)`}`,
+      ...(PG_SPLIT.length > 0 || PG_BY_SERVICE || Object.keys(REPLICAS).length > 0
+        ? [
+            `topology: ${[
+              PG_SPLIT.length > 0 && `${PG_SPLIT.join(', ')} on a second cluster (127.0.0.1:${OWN_PG_PORT + 1}, group \`${pgGroupOf(1)}\`)`,
+              PG_BY_SERVICE && 'each process as its own Postgres role',
+              Object.keys(REPLICAS).length > 0 &&
+                `replicas ${Object.entries(REPLICAS)
+                  .map(([n, c]) => `${n} ×${c}`)
+                  .join(', ')}`,
+            ]
+              .filter(Boolean)
+              .join('; ')}`,
+          ]
+        : []),
     ];
     writeReport(SOAK_MINUTES > 0 ? soakReport(closing) : benchReport(closing));
     if (!inv.ok || pendingLeft > 0) process.exitCode = 1;
@@ -1651,7 +2008,7 @@ async function schedulesPhase({ sendCompanies }) {
   const gatewayProc = processes.find((p) => p.name === 'gateway');
   const replicaOps = 9208;
   const replica = startProcess(gatewayProc, {
-    DATABASE_URL: dbUrl(benchDb),
+    DATABASE_URL: serviceDbUrl('gateway'),
     BUS_NAMESPACE: `bench${process.pid}`,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'development',
@@ -1793,7 +2150,7 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
   }
   if (phase('holds')) {
     // Ledger holds over gRPC, the way the transfer service calls it.
-    const client = policyClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), 'ledger', ledgerAccess, 10_000);
+    const client = policyClient(ledgerV1.LedgerServiceClient, grpcAddr('ledger', ports.ledger), 'ledger', ledgerAccess, 10_000);
     const companies = [];
     for (let i = 0; i < 100; i++) {
       const id = randomUUID();
@@ -2006,17 +2363,64 @@ function benchReport(closing) {
         '',
         `${r.statements.callsPerOp} statements, ${r.statements.execUsPerOp} µs of execution and ${r.statements.planUsPerOp} µs of planning per operation (pg_stat_statements; begin/commit included)`,
         '',
-        '| database | calls per op | exec µs per op | plan µs per op | statement |',
-        '|---|---:|---:|---:|---|',
-        ...r.statements.top.map((x) => `| ${x.db} | ${x.calls} | ${x.us} | ${x.planUs} | \`${x.query.replace(/\|/g, '\\|')}\` |`),
+        '| database | service (role) | calls per op | exec µs per op | plan µs per op | statement |',
+        '|---|---|---:|---:|---:|---|',
+        ...r.statements.top.map(
+          (x) =>
+            `| ${x.db}${pgClusters.length > 1 ? ` (${x.cluster})` : ''} | ${x.service} | ${x.calls} | ${x.us} | ${x.planUs} | \`${x.query.replace(/\|/g, '\\|')}\` |`,
+        ),
       ].join('\n'),
     )
     .join('\n\n');
+  const byService = results
+    .filter((r) => r.statements?.byService?.length && (PG_BY_SERVICE || pgClusters.length > 1))
+    .map((r) => {
+      const split = pgClusters.length > 1;
+      const cpu = r.pgCpu ?? [];
+      const keys = [...new Set([...r.statements.byService, ...cpu].map((x) => `${x.service}\t${x.cluster}`))];
+      const lines = keys
+        .map((k) => {
+          const [service, cluster] = k.split('\t');
+          const st = r.statements.byService.find((x) => x.service === service && x.cluster === cluster);
+          const c = cpu.find((x) => x.service === service && x.cluster === cluster);
+          return { service, cluster, calls: st?.calls ?? 0, us: st?.us ?? 0, planUs: st?.planUs ?? 0, cpu: c?.us };
+        })
+        .sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0) || b.us - a.us);
+      const sum = (f) => lines.reduce((a, x) => a + (f(x) ?? 0), 0);
+      return [
+        `### Postgres by service: ${r.name}`,
+        '',
+        `Per operation. Statements and execution/planning µs: pg_stat_statements by the role that ran them${PG_BY_SERVICE ? ' (each process its own, bench_<process>)' : ''}; backend CPU: /proc of the Postgres processes${PG_BY_SERVICE ? ' by pg_stat_activity.usename (`server`: WAL writer, checkpointer, autovacuum…, no service)' : ''}.`,
+        '',
+        `| service | ${split ? 'cluster | ' : ''}statements | exec µs | plan µs | backend CPU µs |`,
+        `|---|${split ? '---|' : ''}---:|---:|---:|---:|`,
+        ...lines.map((x) => `| ${x.service} | ${split ? `${x.cluster} | ` : ''}${x.calls} | ${x.us} | ${x.planUs} | ${x.cpu ?? (PG_BY_SERVICE ? 0 : '')} |`),
+        `| **total** | ${split ? ' | ' : ''}${+sum((x) => x.calls).toFixed(1)} | ${sum((x) => x.us)} | ${sum((x) => x.planUs)} | ${PG_BY_SERVICE ? sum((x) => x.cpu) : ''} |`,
+        ...(r.wal
+          ? [
+              '',
+              `Per operation, by cluster (approximate: the counters are flushed about once a second): ${r.wal
+                .map((w) => `${w.cluster} ${w.commits} commits, ${w.walBytes.toLocaleString('en')} WAL bytes, ${w.syncs} WAL fsyncs, ${w.fpi} full-page images`)
+                .join('; ')}.`,
+            ]
+          : []),
+      ].join('\n');
+    })
+    .join('\n\n');
+  const replicaTables = results
+    .filter((r) => r.replicas && Object.keys(r.replicas).length > 0)
+    .map(
+      (r) =>
+        `- ${r.name}, CPU µs per op of each replica: ${Object.entries(r.replicas)
+          .map(([n, us]) => `${n} ${us.join(' + ')} = ${us.reduce((a, b) => a + b, 0)}`)
+          .join('; ')}`,
+    )
+    .join('\n');
   const errs = results
     .filter((r) => r.r.errors || r.r.non2xx)
     .map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
   const cobros = cobroReport();
-  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cobros ? `${cobros}\n\n` : ''}${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
+  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cobros ? `${cobros}\n\n` : ''}${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${replicaTables ? `### Replicas\n\n${replicaTables}\n\n` : ''}${byService ? `${byService}\n\n` : ''}${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 /** The cobros phase's own tables: one line per size, then the matcher's lookups explained at each size. */

@@ -30,7 +30,7 @@
 //   node test/bench/scale-deposits.mjs          (after `npx turbo run build --filter=@wallet/pse-deposit...`)
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { imp, int, scratchDatabase } from './scale-support.mjs';
+import { imp, int, scratchDatabase, timedRuns } from './scale-support.mjs';
 
 /** The unordered key indexes the migrations made, which the online ones replace (the "before" state). */
 const RETIRED = [
@@ -157,28 +157,11 @@ export async function runDepositsScaleBench(opts = {}) {
     const typical = Array.from({ length: SAMPLES }, () => 1 + Math.floor(rand() * (COMPANIES - 1)));
     const instants = Array.from({ length: SAMPLES }, () => new Date(now - 120_000 - Math.floor(rand() * yearMs)).toISOString());
 
-    const quantiles = (ms) => {
-      const s = [...ms].sort((a, b) => a - b);
-      const q = (p) => +s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(3);
-      return { p50: q(0.5), p99: q(0.99), max: +s.at(-1).toFixed(3), n: s.length };
-    };
-
     /** Every listing shape, p50/p99, through the use case the gRPC handler calls (with `listing` as its store). */
     const measure = async (listing) => {
       const list = new ListDeposits({ store: listing, now: () => new Date() });
       const out = {};
-      const run = async (label, call, calls = SAMPLES) => {
-        for (let i = 0; i < Math.min(50, Math.ceil(calls / 4)); i++) await call(i); // the pool, the plan cache, the buffers
-        const ms = [];
-        const stop = performance.now() + LABEL_SECONDS * 1000;
-        for (let i = 0; i < calls && (i < 20 || performance.now() < stop); i++) {
-          const t0 = performance.now();
-          await call(i);
-          ms.push(performance.now() - t0);
-        }
-        out[label] = quantiles(ms);
-        say(`  ${label}: ${JSON.stringify(out[label])}`);
-      };
+      const run = timedRuns(out, { samples: SAMPLES, labelSeconds: LABEL_SECONDS, say });
       const pageQ = (over = {}) => ({ page: 0, limit: 0, cursorMode: false, ...over });
       const cursorQ = (over = {}) => ({ page: 0, limit: 0, cursorMode: true, cursor: '', ...over });
       const cursorAt = (createdAt, id = 'dep_zzzzzzzzzzzzzzzzzzzzzzzz') => Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');

@@ -38,3 +38,29 @@ export async function scratchDatabase({ prefix, reuse, keep }) {
     },
   };
 }
+
+/** p50, p99 and max (ms, 3 decimals) of a list of timings, and how many. */
+export function quantiles(ms) {
+  const s = [...ms].sort((a, b) => a - b);
+  const q = (p) => +s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(3);
+  return { p50: q(0.5), p99: q(0.99), max: +s.at(-1).toFixed(3), n: s.length };
+}
+
+/**
+ * A timer of labelled reads into `out`: each `run(label, call, calls)` warms up (the pool, the plan cache, the
+ * buffers), then times up to `calls` calls (at least 20, then no longer than `labelSeconds`), and logs the figure.
+ */
+export function timedRuns(out, { samples, labelSeconds, say }) {
+  return async (label, call, calls = samples) => {
+    for (let i = 0; i < Math.min(50, Math.ceil(calls / 4)); i++) await call(i);
+    const ms = [];
+    const stop = performance.now() + labelSeconds * 1000;
+    for (let i = 0; i < calls && (i < 20 || performance.now() < stop); i++) {
+      const t0 = performance.now();
+      await call(i);
+      ms.push(performance.now() - t0);
+    }
+    out[label] = quantiles(ms);
+    say(`  ${label}: ${JSON.stringify(out[label])}`);
+  };
+}

@@ -29,7 +29,7 @@
 import { createHash } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { imp, int, scratchDatabase } from './scale-support.mjs';
+import { imp, int, quantiles, scratchDatabase } from './scale-support.mjs';
 
 /** Runs the scale measurements; returns the report (also what the CLI prints). */
 export async function runScaleBench(opts = {}) {
@@ -122,11 +122,6 @@ export async function runScaleBench(opts = {}) {
     };
     if (idOf.get(0) !== large) throw new Error(`company ids: ${idOf.get(0)} is not ${large}`);
 
-    const quantiles = (ms) => {
-      const s = [...ms].sort((a, b) => a - b);
-      const q = (p) => +s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(3);
-      return { p50: q(0.5), p99: q(0.99), max: +s.at(-1).toFixed(3), n: s.length };
-    };
     /** `largeCalls`: fewer calls for the large company where each reads its whole history (no checkpoint yet). */
     const measure = async (largeCalls = SAMPLES) => {
       const out = {};
@@ -274,7 +269,8 @@ export async function runScaleBench(opts = {}) {
         lines += rows.length;
         peak = Math.max(peak, process.memoryUsage().rss);
         if (rows.length < 1000) break;
-        cursor = rows[rows.length - 1].cursor;
+        // the page's last line is the next page's cursor, as StreamStatement reads on
+        cursor = { createdAt: rows[rows.length - 1].postedAt, id: rows[rows.length - 1].postingId };
       }
       const seconds = (performance.now() - t0) / 1000;
       out.monthStatementLarge = {

@@ -62,6 +62,9 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
         OTEL_TRACES_SAMPLER: 'parentbased_always_on',
         OTEL_BSP_SCHEDULE_DELAY: '200',
       },
+      // The transfer process exports last, so its spans arrive after those of the consumers of the
+      // events it published: the checks must not depend on the order processes export in.
+      envOf: { transfer: { OTEL_BSP_SCHEDULE_DELAY: '1000' } },
     });
     const co = await admin('POST', '/admin/companies', { name: 'Trazas Reales S.A.S.', nit: '900777888-1', taxRegime: 'COMMON', wallets: ['BREB', 'ACH'] });
     expect(co.status).toBe(201);
@@ -106,6 +109,23 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
   const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
   /** Waits until `pred` holds over what was received (the processes export in batches, OTEL_BSP_SCHEDULE_DELAY apart). */
   const received = <T>(what: () => T | undefined) => eventually(async () => what(), 20_000, 100);
+  /**
+   * Runs `check` until it passes, and its last failure when it never does. Each process exports on
+   * its own timer, so a span that ended first may arrive last: a consumer's span can be received
+   * before the span of the request that published the event (CI, 2026-12-01: the transfer's Send
+   * span after the consumers of transfer.dispatched).
+   */
+  const settled = async <T>(check: () => T): Promise<T> => {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      try {
+        return check();
+      } catch (e) {
+        if (Date.now() > until) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
 
   it('one Bre-B send is one trace, linked where the saga resumes (the rail callback), with the rail call, Redis and the consumers', async () => {
     const resolved = await gw('POST', '/transfers/resolve-key', { token: writeKey, body: { keyValue: '3001234567' } });
@@ -135,48 +155,47 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
 
     // --- The send's trace: the request, gRPC, ledger, Redis, the rail call, the consumers of the events it wrote.
     const sendRoot = await received(() => rx.spans().find((s) => s.service === 'gateway' && s.kind === 'SERVER' && s.name === 'POST /transfers/send'));
-    const consumersOf = (traceId: string, subject: string) =>
-      traceOf(traceId)
-        .filter((s) => s.kind === 'CONSUMER' && s.name === `${subject} process`)
-        .map((s) => s.service);
-    await received(() => (['receipt', 'webhook'].every((svc) => consumersOf(sendRoot.traceId, 'transfer.dispatched').includes(svc)) ? true : undefined));
-    const send1 = traceOf(sendRoot.traceId);
+    // Every span the send's trace should hold, waited for as one: the processes export apart.
+    const { send1, redis, reserve, railCall } = await settled(() => {
+      const send1 = traceOf(sendRoot.traceId);
+      // Redis (the rate limit, ioredis imported as an ES module) inside the request.
+      const redis = some(send1, 'Redis span', (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.scope.includes('ioredis'));
+      const rpcClient = one(
+        send1,
+        'gateway → transfer',
+        (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.name === 'wallet.transfer.v1.TransferService/Send',
+      );
+      const rpcServer = one(send1, 'transfer Send', (s) => s.service === 'transfer' && s.kind === 'SERVER' && childOf(rpcClient)(s));
+      const reserve = one(send1, 'ledger Reserve', (s) => s.service === 'ledger' && s.kind === 'SERVER' && s.name === 'wallet.ledger.v1.LedgerService/Reserve');
+      // The rail call: a CLIENT span of undici's instrumentation, whose traceparent the sandbox continued.
+      const railCall = one(
+        send1,
+        'transfer → rail (POST)',
+        (s) =>
+          s.service === 'transfer' &&
+          s.kind === 'CLIENT' &&
+          s.scope.includes('undici') &&
+          s.attributes['http.request.method'] === 'POST' &&
+          childOf(rpcServer)(s),
+      );
+      one(send1, 'the rail (sandbox) continuing the traceparent', (s) => s.service === 'sandbox' && s.kind === 'SERVER' && childOf(railCall)(s));
+      // The events the send wrote, published from its outbox and consumed by receipt and webhook in the same trace.
+      for (const subject of ['transfer.created', 'transfer.dispatched']) {
+        const publish = one(send1, `${subject} publish`, (s) => s.kind === 'PRODUCER' && s.name === `${subject} publish`);
+        for (const svc of ['receipt', 'webhook'])
+          one(send1, `${svc} consumer of ${subject}`, (s) => s.service === svc && s.kind === 'CONSUMER' && childOf(publish)(s));
+      }
+      return { send1, redis, reserve, railCall };
+    });
     expect(sendRoot.parentSpanId).toBe('');
     // One server span per request, named by its route, with the path as the access log shows it.
     expect(send1.filter((s) => s.service === 'gateway' && s.kind === 'SERVER')).toHaveLength(1);
     expect(sendRoot.attributes['http.route']).toBe('/transfers/send');
     expect(sendRoot.attributes['url.path']).toBe('/transfers/send');
     expect(sendRoot.attributes['http.response.status_code']).toBe(201);
-    // Redis (the rate limit, ioredis imported as an ES module) inside the request.
-    const redis = some(send1, 'Redis span', (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.scope.includes('ioredis'));
     expect(redis.every((s) => s.traceId === sendRoot.traceId)).toBe(true);
-    const rpcClient = one(
-      send1,
-      'gateway → transfer',
-      (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.name === 'wallet.transfer.v1.TransferService/Send',
-    );
-    const rpcServer = one(send1, 'transfer Send', (s) => s.service === 'transfer' && s.kind === 'SERVER' && childOf(rpcClient)(s));
-    const reserve = one(send1, 'ledger Reserve', (s) => s.service === 'ledger' && s.kind === 'SERVER' && s.name === 'wallet.ledger.v1.LedgerService/Reserve');
     expect(send1.find((s) => s.spanId === reserve.parentSpanId)?.service).toBe('transfer');
-    // The rail call: a CLIENT span of undici's instrumentation, whose traceparent the sandbox continued.
-    const railCall = one(
-      send1,
-      'transfer → rail (POST)',
-      (s) =>
-        s.service === 'transfer' &&
-        s.kind === 'CLIENT' &&
-        s.scope.includes('undici') &&
-        s.attributes['http.request.method'] === 'POST' &&
-        childOf(rpcServer)(s),
-    );
     expect(String(railCall.attributes['url.full'])).toContain(stack.sandboxUrl);
-    one(send1, 'the rail (sandbox) continuing the traceparent', (s) => s.service === 'sandbox' && s.kind === 'SERVER' && childOf(railCall)(s));
-    // The events the send wrote, published from its outbox and consumed by receipt and webhook in the same trace.
-    for (const subject of ['transfer.created', 'transfer.dispatched']) {
-      const publish = one(send1, `${subject} publish`, (s) => s.kind === 'PRODUCER' && s.name === `${subject} publish`);
-      for (const svc of ['receipt', 'webhook'])
-        one(send1, `${svc} consumer of ${subject}`, (s) => s.service === svc && s.kind === 'CONSUMER' && childOf(publish)(s));
-    }
 
     // --- The rail's callback: a trace of its own (the provider's request), linked to the send's.
     const callback = await received(() =>
@@ -192,12 +211,15 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
     );
     expect(callback.traceId).not.toBe(sendRoot.traceId);
     expect(callback.links.map((l) => l.traceId)).toEqual([sendRoot.traceId]);
-    await received(() => (['receipt', 'webhook'].every((svc) => consumersOf(callback.traceId, 'transfer.completed').includes(svc)) ? true : undefined));
-    const cb = traceOf(callback.traceId);
-    const cbServer = one(cb, 'gateway callback route', (s) => s.service === 'gateway' && s.kind === 'SERVER');
+    const { cb, cbServer } = await settled(() => {
+      const cb = traceOf(callback.traceId);
+      const cbServer = one(cb, 'gateway callback route', (s) => s.service === 'gateway' && s.kind === 'SERVER');
+      one(cb, 'ledger commit in the callback trace', (s) => s.service === 'ledger' && s.kind === 'SERVER');
+      for (const svc of ['receipt', 'webhook'])
+        one(cb, `${svc} consumer of transfer.completed`, (s) => s.service === svc && s.kind === 'CONSUMER' && s.name === 'transfer.completed process');
+      return { cb, cbServer };
+    });
     expect(cbServer.name).toBe('POST /webhooks/rails/{rail}');
-    one(cb, 'ledger commit in the callback trace', (s) => s.service === 'ledger' && s.kind === 'SERVER');
-    one(cb, 'webhook consumer of transfer.completed', (s) => s.service === 'webhook' && s.name === 'transfer.completed process');
     // The webhook's delivery: a span of its own (the worker's), found by the id the receiver got (webhook-id).
     const deliver = await received(() => rx.spans().find((s) => s.name === 'webhook deliver' && s.attributes['wallet.webhook_event_id'] === delivered.id));
     expect(deliver.service).toBe('webhook');
@@ -254,7 +276,7 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
     const from = BigInt(Date.now()) * 1_000_000n;
     await new Promise((r) => setTimeout(r, 5000));
     const to = BigInt(Date.now()) * 1_000_000n;
-    await new Promise((r) => setTimeout(r, 1500)); // a batch interval (OTEL_BSP_SCHEDULE_DELAY) and more
+    await new Promise((r) => setTimeout(r, 1500)); // the longest batch interval (OTEL_BSP_SCHEDULE_DELAY, transfer's) and more
     const idle = rx.spans().filter((s) => s.startNs >= from && s.startNs < to);
     expect(describeSpans(idle)).toBe('');
   }, 30_000);

@@ -80,6 +80,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
         pollMs: config.SANDBOX_POLL_MS,
         retry: { baseMs: config.SANDBOX_CALLBACK_RETRY_BASE_MS, maxMs: config.SANDBOX_CALLBACK_RETRY_MAX_MS },
         timeoutMs: config.SANDBOX_CALLBACK_TIMEOUT_MS,
+        bulkOutcomes: config.SANDBOX_BULK_CALLBACKS,
       },
       log,
     );
@@ -146,6 +147,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
         brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
         achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS,
         achPrenoteMs: config.SANDBOX_ACH_PRENOTE_MS,
+        bulkCallbacks: config.SANDBOX_BULK_CALLBACKS,
       },
       'sandbox listening',
     );

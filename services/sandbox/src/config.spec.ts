@@ -8,6 +8,13 @@ describe('sandbox config', () => {
     expect(loadConfig({ SANDBOX_CALLBACK_SECRET: 'test-callback-secret' }).SANDBOX_CALLBACK_SECRET).toBe('test-callback-secret');
   });
 
+  it('sends outcome callbacks in bulk unless SANDBOX_BULK_CALLBACKS turns bulk outcomes off', () => {
+    expect(loadConfig({}).SANDBOX_BULK_CALLBACKS).toBe(true);
+    for (const on of ['true', '1', 'yes']) expect(loadConfig({ SANDBOX_BULK_CALLBACKS: on }).SANDBOX_BULK_CALLBACKS).toBe(true);
+    for (const off of ['false', '0', 'no']) expect(loadConfig({ SANDBOX_BULK_CALLBACKS: off }).SANDBOX_BULK_CALLBACKS).toBe(false);
+    expect(() => loadConfig({ SANDBOX_BULK_CALLBACKS: 'maybe' })).toThrow(/SANDBOX_BULK_CALLBACKS/);
+  });
+
   it('refuses every development secret in production, naming the variable and never the value', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SANDBOX_CALLBACK_SECRET/);
     expect(productionSecretFailures(loadConfig, sandboxEnvSchema, { SANDBOX_CALLBACK_SECRET: 'a-real-secret-of-32-characters!!' })).toEqual([]);

@@ -18,6 +18,8 @@ export const sandboxEnvSchema = baseEnvSchema.extend({
   SANDBOX_CALLBACK_TIMEOUT_MS: env.int(5000, 100),
   /** How often the scheduler looks for due outcomes and callbacks. */
   SANDBOX_POLL_MS: env.int(150, 10),
+  /** Rail transfer outcomes due together for one callback URL go as one signed request (docs/sandbox.md "Bulk outcomes"). */
+  SANDBOX_BULK_CALLBACKS: env.bool(true),
   SANDBOX_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   SANDBOX_DB_POOL_MAX: env.int(5, 1),
   /** The SMTP sink: loopback, port 2525 (0 = any free port). */

@@ -112,6 +112,22 @@ export function txId(label = 'tx'): string {
   return `${label}-${process.pid}-${Date.now().toString(36)}-${seq}`;
 }
 
+/** The body of one ACH submission to an account the sandbox pays (`o` overrides fields). */
+export function achTransfer(transactionId: string, callbackUrl: string, o: Record<string, unknown> = {}) {
+  return {
+    transactionId,
+    amountCents: 2_500_000,
+    bankCode: '1007',
+    accountTypeId: 20,
+    accountNumber: '12345678901',
+    documentTypeId: 1,
+    documentNumber: '1020304050',
+    holderName: 'ANA GOMEZ',
+    callbackUrl,
+    ...o,
+  };
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**

@@ -30,7 +30,7 @@ import { transferHandlers, transferAccess } from './grpc/transfer.handlers.js';
 import { TransferSettlements } from './app/settlements.js';
 import { SqlSettlementReader } from './persistence/settlement.store.js';
 import { TransferDataProtection } from './persistence/data-protection.js';
-import { transferMigrations } from './persistence/migrations/index.js';
+import { transferMigrations, transferOnlineIndexes } from './persistence/migrations/index.js';
 import { SqlApprovalStore } from './persistence/approval.store.js';
 import { SqlTransferStore } from './persistence/transfer.store.js';
 
@@ -96,6 +96,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       schema: TRANSFER_SCHEMA,
       databaseUrl: c.DATABASE_URL,
       migrations: transferMigrations(protection),
+      onlineIndexes: transferOnlineIndexes,
       poolMax: c.TRANSFER_DB_POOL_MAX,
       migrateOnStart: c.TRANSFER_MIGRATE_ON_START,
       production: c.NODE_ENV === 'production',
@@ -159,6 +160,8 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       batches: new SqlBatchStore(db, protection),
       batchSettings: {
         dispatchConcurrency: c.BATCH_DISPATCH_CONCURRENCY,
+        railBulk: c.BATCH_RAIL_BULK,
+        pagesInFlight: c.BATCH_DISPATCH_PAGES,
         lookupConcurrency: c.BATCH_LOOKUP_CONCURRENCY,
         fundingLeaseMs: c.BATCH_FUNDING_LEASE_SECONDS * 1000,
         pollMs: Math.max(250, c.SWEEPER_INTERVAL_MS),

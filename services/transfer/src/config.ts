@@ -50,6 +50,14 @@ export const transferEnvSchema = baseEnvSchema.extend({
   SWEEPER_BATCH: env.int(50, 1),
   /** Bulk payouts (docs/batches.md): how many items of one batch are dispatched at once (per process). */
   BATCH_DISPATCH_CONCURRENCY: env.int(16, 1),
+  /**
+   * Bulk payouts: a page of a batch goes to each rail as one bulk submission (docs/sandbox.md "Bulk
+   * submission"); false dispatches each item on its own, BATCH_DISPATCH_CONCURRENCY at once. A rail
+   * without bulk submission is found at the first page and served one by one either way.
+   */
+  BATCH_RAIL_BULK: env.bool(true),
+  /** Bulk payouts: pages of 200 items of one batch dispatched at once (per process), each leased on its own. */
+  BATCH_DISPATCH_PAGES: env.int(2, 1),
   /** Bulk payouts: how many directory lookups / account validations a batch's validation runs at once. */
   BATCH_LOOKUP_CONCURRENCY: env.int(8, 1),
   /**

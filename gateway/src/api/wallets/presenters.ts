@@ -31,6 +31,11 @@ function enumName(value: string, prefix: string): string {
   return value.startsWith(prefix) ? value.slice(prefix.length) : value;
 }
 
+/** A movement's type as the API writes it (`BALANCE_ADD`). */
+export const movementTypeToApi = (t: ledgerV1.MovementType): string => enumName(t, 'MOVEMENT_TYPE_');
+/** A movement's status as the API writes it (`COMPLETED`). */
+export const movementStatusToApi = (s: ledgerV1.MovementStatus): string => enumName(s, 'MOVEMENT_STATUS_');
+
 export interface ApiWallet {
   rail: ApiRail;
   type: 'FAST' | 'ACH';
@@ -77,9 +82,9 @@ export interface ApiMovement {
 export function movementToApi(m: ledgerV1.Movement): ApiMovement {
   return {
     id: m.id,
-    type: enumName(m.type, 'MOVEMENT_TYPE_'),
+    type: movementTypeToApi(m.type),
     rail: railFromProto(m.rail),
-    status: enumName(m.status, 'MOVEMENT_STATUS_'),
+    status: movementStatusToApi(m.status),
     amount: m.amount.toString(),
     totalFee: m.totalFee.toString(),
     ivaAmount: m.ivaAmount.toString(),

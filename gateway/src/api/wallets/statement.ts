@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import { AppError, bogotaClock, instantFromDate, instantMicros, type CallContext, type Instant } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
-import { movementToApi, railToProto, type ApiRail } from './presenters.js';
-import { bogotaCell, bogotaIso, CSV_BOM, csvRow as row, pesos } from '../csv-cells.js';
+import { movementStatusToApi, movementTypeToApi, railFromProto, railToProto, type ApiRail } from './presenters.js';
+import { bogotaCell, bogotaIso, CSV_BOM, csvCell as cell, csvRow as row, pesos } from '../csv-cells.js';
 
 /** The most lines a JSON (or PDF) statement carries; more → 422 asking for format=csv (which streams). */
 export const MAX_JSON_STATEMENT_LINES = 10_000;
@@ -88,19 +88,22 @@ interface Totals {
   lines: number;
 }
 
+const entryOf = (l: ledgerV1.StatementLine): string =>
+  l.postingKind === 'move' ? moveEntry(l.effectCents) : (ENTRY[l.postingKind] ?? l.postingKind.toUpperCase());
+
 function lineView(l: ledgerV1.StatementLine, balanceAfter: bigint): StatementLineView {
-  const m = l.movement ? movementToApi(l.movement) : undefined;
-  const d = l.movement?.details;
+  const m = l.movement;
+  const d = m?.details;
   // Exactly the posting's created_at (microseconds): a valid bound for the next statement.
   return {
     postingId: l.postingId,
     postedAt: l.postedAt,
     postedAtBogota: bogotaIso(l.postedAt),
-    entry: l.postingKind === 'move' ? moveEntry(l.effectCents) : (ENTRY[l.postingKind] ?? l.postingKind.toUpperCase()),
-    movementId: m?.id ?? null,
-    movementType: m?.type ?? null,
-    movementRail: m?.rail ?? null,
-    movementStatus: m?.status ?? null,
+    entry: entryOf(l),
+    movementId: m ? m.id : null,
+    movementType: m ? movementTypeToApi(m.type) : null,
+    movementRail: m ? railFromProto(m.rail) : null,
+    movementStatus: m ? movementStatusToApi(m.status) : null,
     reference: m?.reference ?? null,
     counterparty: d?.targetName ?? d?.payerName ?? null,
     description: d?.description ?? null,
@@ -109,6 +112,24 @@ function lineView(l: ledgerV1.StatementLine, balanceAfter: bigint): StatementLin
     ivaCents: l.ivaCents.toString(),
     balanceAfterCents: balanceAfter.toString(),
   };
+}
+
+/**
+ * One line of the CSV, written straight from the ledger's line (the cells of lineView, without the
+ * view: a 1,000,000-line export writes a million of them).
+ */
+function csvLine(l: ledgerV1.StatementLine, balanceAfter: bigint): string {
+  const m = l.movement;
+  const d = m?.details;
+  const entry = entryOf(l);
+  const movement = m
+    ? `${cell(m.id)};${cell(movementTypeToApi(m.type))};${cell(railFromProto(m.rail))};${cell(movementStatusToApi(m.status))};${cell(m.reference ?? '')}`
+    : '"";"";"";"";""';
+  return (
+    `${cell(bogotaCell(l.postedAt))};${cell(ENTRY_ES[entry] ?? entry)};${cell(entry)};${movement};` +
+    `${cell(d?.targetName ?? d?.payerName ?? '')};${cell(d?.description ?? '')};` +
+    `${cell(pesos(l.effectCents))};${cell(pesos(l.feeCents))};${cell(pesos(l.ivaCents))};${cell(pesos(balanceAfter))}\r\n`
+  );
 }
 
 /**
@@ -241,23 +262,7 @@ export class StatementQuery {
           for (const l of next.value.lines) {
             running += l.effectCents;
             add(totals, l);
-            const v = lineView(l, running);
-            chunk += row([
-              bogotaCell(l.postedAt),
-              ENTRY_ES[v.entry] ?? v.entry,
-              v.entry,
-              v.movementId ?? '',
-              v.movementType ?? '',
-              v.movementRail ?? '',
-              v.movementStatus ?? '',
-              v.reference ?? '',
-              v.counterparty ?? '',
-              v.description ?? '',
-              pesos(l.effectCents),
-              pesos(l.feeCents),
-              pesos(l.ivaCents),
-              pesos(running),
-            ]);
+            chunk += csvLine(l, running);
           }
           yield chunk;
           next = await it.next();

@@ -6,18 +6,30 @@ import type { CollectKeyClient } from '../../clients/collect-key-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 
 /**
- * What the rails post (docs/sandbox.md): a transfer's outcome, or (ACH) a prenote's outcome, told
- * apart by `type: "ach.prenote"`. Validated loosely here, the transfer service owns the meaning.
+ * What the rails post (docs/sandbox.md): a transfer's outcome, many transfers' outcomes
+ * (`type: "rail.outcomes"`), or (ACH) a prenote's outcome (`type: "ach.prenote"`). Validated loosely here, the transfer service owns the meaning.
  */
+const RailTransferCallback = z
+  .object({
+    eventId: z.string().min(1).max(200),
+    transactionId: z.string().min(1).max(200),
+  })
+  .passthrough()
+  .meta({ id: 'RailTransferCallback', description: "A transfer's outcome." });
+
 const RailCallbackBody = z
   .union([
+    RailTransferCallback,
     z
       .object({
-        eventId: z.string().min(1).max(200),
-        transactionId: z.string().min(1).max(200),
+        type: z.literal('rail.outcomes'),
+        outcomes: z.array(RailTransferCallback).min(1).max(1000),
       })
       .passthrough()
-      .meta({ id: 'RailTransferCallback', description: "A transfer's outcome." }),
+      .meta({
+        id: 'RailTransferOutcomes',
+        description: 'Many transfers\' outcomes in one notification (docs/sandbox.md "Bulk outcomes"), each as it would come alone.',
+      }),
     z
       .object({
         eventId: z.string().min(1).max(200),
@@ -65,7 +77,8 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
       summary: 'Outcome notification from a payment rail (signed)',
       description:
         'For the Bre-B and ACH rail providers, not for API clients. Header `X-Provider-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; ' +
-        'a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE. Duplicates are acknowledged and change nothing.',
+        'a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE. Duplicates are acknowledged and change nothing. ' +
+        'A page of outcomes (`type: "rail.outcomes"`, up to 1,000) is answered 200 once every outcome in it is recorded; a malformed page is refused whole (400).',
       auth: { kind: 'public' },
       signedBy: 'provider',
       params: z.object({ rail: z.enum(['breb', 'ach']) }),

@@ -41,7 +41,7 @@ export class CommitHold {
     p.throwIfAny();
 
     const deps = this.deps;
-    const hash = requestHash('commit', companyId, { idempotencyKey: cmd.idempotencyKey, holdId: cmd.holdId });
+    const hash = commitRequestHash(companyId, cmd);
     const unread = this.holds === 'send' ? await this.commitUnread(companyId, cmd, hash) : undefined;
     if (unread) return unread;
     const hold = isUuid(cmd.holdId) ? await deps.store.getHold(companyId, cmd.holdId.toLowerCase()) : undefined;
@@ -82,26 +82,43 @@ export class CommitHold {
    * any reason (a mismatch, a closed hold, a twin, a replay): the read path then answers.
    */
   private async commitUnread(companyId: string, cmd: CommitCommand, hash: string): Promise<HoldResult | undefined> {
-    const x = cmd.expected;
-    if (!x || !isUuid(cmd.holdId) || !isUuid(x.movementId) || !isWalletRail(x.rail)) return undefined;
-    if (x.amount <= 0n || x.fee < 0n || x.iva < 0n) return undefined;
-    const rail: WalletRail = x.rail;
-    const hold = {
-      id: cmd.holdId.toLowerCase(),
-      rail,
-      amount: x.amount,
-      fee: x.fee,
-      iva: x.iva,
-      feeOperation: outflowFeeOperation(rail),
-      movementId: x.movementId.toLowerCase(),
-    };
-    const write = commitWrite(this.deps, companyId, cmd.idempotencyKey, hash, hold);
-    write.closeHold!.expect = { ...hold, movementStatuses: COMMITTABLE_STATUSES };
+    const write = expectedCommitWrite(this.deps, companyId, cmd, hash);
+    if (!write) return undefined;
     const outcome = await this.deps.store.recordPosting(write);
     if (outcome.status !== 'applied') return undefined;
     this.deps.events.nudge();
     return { hold: outcome.hold!, movement: outcome.movement, replayed: false };
   }
+}
+
+/** A Commit's request hash (its expectation is not part of it): CommitBatch's items hash the same. */
+export function commitRequestHash(companyId: string, cmd: CommitCommand): string {
+  return requestHash('commit', companyId, { idempotencyKey: cmd.idempotencyKey, holdId: cmd.holdId });
+}
+
+/**
+ * The commit of `cmd`'s hold as its caller expects it, written without reading the hold first: the
+ * posting is built from the expectation and guarded by it (the hold row must have exactly those
+ * columns, be OPEN, and its movement be committable), so when it applies it is the posting the read
+ * path would have written. Undefined when the expectation is missing or not a possible hold.
+ */
+export function expectedCommitWrite(deps: LedgerDeps, companyId: string, cmd: CommitCommand, hash: string): PostingWrite | undefined {
+  const x = cmd.expected;
+  if (!x || !isUuid(cmd.holdId) || !isUuid(x.movementId) || !isWalletRail(x.rail)) return undefined;
+  if (x.amount <= 0n || x.fee < 0n || x.iva < 0n) return undefined;
+  const rail: WalletRail = x.rail;
+  const hold = {
+    id: cmd.holdId.toLowerCase(),
+    rail,
+    amount: x.amount,
+    fee: x.fee,
+    iva: x.iva,
+    feeOperation: outflowFeeOperation(rail),
+    movementId: x.movementId.toLowerCase(),
+  };
+  const write = commitWrite(deps, companyId, cmd.idempotencyKey, hash, hold);
+  write.closeHold!.expect = { ...hold, movementStatuses: COMMITTABLE_STATUSES };
+  return write;
 }
 
 /** The records of a commit of `hold`: posting, entries, wallet change, hold closed, movement COMPLETED, event. */

@@ -32,8 +32,7 @@ export interface StatementCursor {
 export interface StatementLineRow {
   postingId: string;
   postingKind: string;
-  postedAt: Instant; // exactly the posting's created_at (it is the cursor's too)
-  cursor: StatementCursor;
+  postedAt: Instant; // exactly the posting's created_at: with postingId, the next page's cursor
   effectCents: bigint;
   feeCents: bigint;
   ivaCents: bigint;
@@ -203,6 +202,15 @@ export type BatchOutcome =
   /** Nothing was written: a unique key was taken (an idempotency key, or a movement id). */
   | { status: 'duplicate' };
 
+/**
+ * Many commits of one company's holds (CommitBatch): `completedAt` names each hold closed (its
+ * movement's completion instant); a hold absent from it was not closed and nothing of it written.
+ */
+export type CommitBatchOutcome =
+  | { status: 'applied'; completedAt: Map<string, string> }
+  /** Nothing was written: an idempotency key was taken. */
+  | { status: 'duplicate' };
+
 export interface StoredPosting {
   id: string;
   kind: StoredPostingKind;
@@ -301,6 +309,11 @@ export interface LedgerStore {
   /** The postings holding any of `idempotencyKeys`, by key (one read). */
   findPostings(idempotencyKeys: string[]): Promise<Map<string, StoredPosting>>;
   recordPostingBatch(write: BatchPostingWrite): Promise<BatchOutcome>;
+  /**
+   * Commits of many holds of one company in one transaction, each applied only where its hold is
+   * as its `closeHold.expect` says (the others are skipped); each wallet changes once by the sum.
+   */
+  commitHoldBatch(companyId: string, writes: PostingWrite[]): Promise<CommitBatchOutcome>;
   /**
    * Claims `idempotencyKey` with a `void` posting (no entries) unless a posting already holds it;
    * answers the posting that holds the key afterwards (the void, or the earlier one).

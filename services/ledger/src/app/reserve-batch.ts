@@ -1,29 +1,15 @@
-import { AppError, Problems, invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError } from '@wallet/platform';
 import { WALLET_RAILS, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
 import type { BatchPostingWrite, PostingWrite, RefusedWallet, StoredPosting } from './ports.js';
 import { capExceeded, checkReserveCommand, reserveWrite, type ReserveCommand } from './reserve-funds.js';
 import { walletMissing } from './results.js';
-import { MAX_BATCH_ITEMS, MAX_LISTED_PROBLEMS, requireCompany } from './validation.js';
+import { checkBatchItems, requireCompany } from './validation.js';
 
 export interface ReserveBatchResult {
   /** In the order of the request's items. */
   holdIds: string[];
   replayed: boolean;
-}
-
-/** Records an item's problems under `items.<i>.` into the batch's list. */
-class ItemProblems extends Problems {
-  constructor(
-    private readonly sink: FieldProblem[],
-    private readonly prefix: string,
-  ) {
-    super();
-  }
-  override add(path: string, message: string): this {
-    this.sink.push({ path: `${this.prefix}${path}`, message });
-    return this;
-  }
 }
 
 /**
@@ -41,9 +27,6 @@ export class ReserveBatch {
   async execute(caller: string | undefined, cmd: { items: ReserveCommand[] }): Promise<ReserveBatchResult> {
     const companyId = requireCompany(caller);
     const items = cmd.items;
-    if (items.length === 0 || items.length > MAX_BATCH_ITEMS) {
-      throw invalidRequest([{ path: 'items', message: `must have 1 to ${MAX_BATCH_ITEMS} items` }]);
-    }
     checkItems(items);
     const deps = this.deps;
 
@@ -76,28 +59,10 @@ export class ReserveBatch {
 
 /** Every item checked as Reserve checks one, problems named by index; keys and movement ids unique in the batch. */
 function checkItems(items: ReserveCommand[]): void {
-  const problems: FieldProblem[] = [];
-  const keys = new Map<string, number>();
-  const movementIds = new Map<string, number>();
-  for (let i = 0; i < items.length && problems.length <= MAX_LISTED_PROBLEMS; i++) {
-    const item = items[i]!;
-    const p = new ItemProblems(problems, `items.${i}.`);
-    checkReserveCommand(p, item, { computeFee: false });
-    const first = keys.get(item.idempotencyKey);
-    if (item.idempotencyKey && first !== undefined) p.add('idempotencyKey', `repeats item ${first}`);
-    else keys.set(item.idempotencyKey, i);
-    const movementId = item.movement?.id?.toLowerCase();
-    if (movementId) {
-      const firstM = movementIds.get(movementId);
-      if (firstM !== undefined) p.add('movement.id', `repeats item ${firstM}`);
-      else movementIds.set(movementId, i);
-    }
-  }
-  if (problems.length > 0) {
-    const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
-    if (problems.length > MAX_LISTED_PROBLEMS) listed.push({ path: 'items', message: `only the first ${MAX_LISTED_PROBLEMS} problems are listed` });
-    throw invalidRequest(listed);
-  }
+  checkBatchItems(items, (p, item) => checkReserveCommand(p, item, { computeFee: false }), {
+    idempotencyKey: (item) => item.idempotencyKey,
+    'movement.id': (item) => item.movement?.id?.toLowerCase(),
+  });
   // Over a rail's per-transfer cap: Reserve's own code, naming the first such item.
   for (let i = 0; i < items.length; i++) {
     const code = capExceeded(items[i]!.rail as WalletRail, items[i]!.amount);

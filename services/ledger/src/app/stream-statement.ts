@@ -13,7 +13,9 @@ const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 /**
  * A statement's lines (see StreamStatementRequest in ledger.proto): the company's postings that
  * changed the wallet's available balance, created in (from, to], in (created_at, id) order, one
- * keyset page per batch: memory stays bounded by a page whatever the range holds.
+ * keyset page per batch. The next page is read while the current one is being sent (its cursor is
+ * the current page's last line), and never more than that one: Postgres and the sending overlap,
+ * and memory stays bounded by two pages whatever the range holds.
  */
 export class StreamStatement {
   constructor(private readonly deps: LedgerDeps) {}
@@ -40,13 +42,19 @@ export class StreamStatement {
     const rail = cmd.rail as WalletRail;
     if (!(await this.deps.store.walletExists(companyId, rail))) throw await walletMissing(this.deps, companyId, rail);
     const store = this.deps.store;
-    let after: StatementCursor = { createdAt: from!, id: LAST_UUID };
+    const page = (after: StatementCursor) => {
+      const read = store.statementPage(companyId, rail, after, to!, batch);
+      // handled where it is awaited; until then (or if the consumer stops first) not an unhandled rejection
+      read.catch(() => {});
+      return read;
+    };
     return (async function* pages() {
-      for (;;) {
-        const rows = await store.statementPage(companyId, rail, after, to!, batch);
+      let next: Promise<StatementLineRow[]> | null = page({ createdAt: from!, id: LAST_UUID });
+      while (next) {
+        const rows: StatementLineRow[] = await next;
+        const last = rows.length === batch ? rows[rows.length - 1]! : null;
+        next = last ? page({ createdAt: last.postedAt, id: last.postingId }) : null;
         if (rows.length > 0) yield rows;
-        if (rows.length < batch) return;
-        after = rows[rows.length - 1]!.cursor;
       }
     })();
   }

@@ -2,6 +2,7 @@ import { ChargeFee } from './charge-fee.js';
 import { GetBalanceAlerts, ListBalanceAlertEvents, SetBalanceAlert, type BalanceAlertEvaluator } from './balance-alerts.js';
 import { GetMove, MoveFunds } from './move-funds.js';
 import { CheckInvariants } from './check-invariants.js';
+import { CommitBatch } from './commit-batch.js';
 import { CommitHold } from './commit-hold.js';
 import { ComputeFees } from './compute-fees.js';
 import { ComputeFeesBatch } from './compute-fees-batch.js';
@@ -47,6 +48,8 @@ export function ledgerUseCases(deps: LedgerDeps, alerts: { evaluator: Pick<Balan
     postClearingAdjustment: new PostClearingAdjustment(deps),
     reverseCorrection: new ReverseCorrection(deps),
     commit: new CommitHold(deps),
+    // a page of the rail's confirmations in one transaction (docs/batches.md)
+    commitBatch: new CommitBatch(deps),
     release: new ReleaseHold(deps),
     // returns (devoluciones) of credited inflows: their own holds (docs/returns.md)
     reserveReturn: new ReserveReturn(deps),

@@ -18,6 +18,7 @@ import {
   movementTypeName,
   railName,
   reserveFromProto,
+  commitFromProto,
   toProtoRail,
   walletToProto,
 } from './mappers.js';
@@ -78,15 +79,18 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       const pages = await uc.streamStatement.open(ctx.companyId, { rail: railName(req.rail), from: req.from, to: req.to, batchSize: req.batchSize });
       for await (const rows of pages) {
         yield {
-          lines: rows.map((l) => ({
-            postingId: l.postingId,
-            postingKind: l.postingKind,
-            postedAt: l.postedAt,
-            effectCents: l.effectCents,
-            feeCents: l.feeCents,
-            ivaCents: l.ivaCents,
-            ...(l.movement ? { movement: movementToProto(l.movement) } : {}),
-          })),
+          lines: rows.map((l) => {
+            const line: ledgerV1.StatementLine = {
+              postingId: l.postingId,
+              postingKind: l.postingKind,
+              postedAt: l.postedAt,
+              effectCents: l.effectCents,
+              feeCents: l.feeCents,
+              ivaCents: l.ivaCents,
+            };
+            if (l.movement) line.movement = movementToProto(l.movement);
+            return line;
+          }),
         };
       }
     },
@@ -180,14 +184,12 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     },
 
     async commit(req, ctx) {
-      const x = req.expected;
-      return holdResult(
-        await uc.commit.execute(ctx.companyId, {
-          idempotencyKey: req.idempotencyKey,
-          holdId: req.holdId,
-          ...(x ? { expected: { rail: railName(x.rail), amount: x.amount, fee: x.fee, iva: x.iva, movementId: x.movementId } } : {}),
-        }),
-      );
+      return holdResult(await uc.commit.execute(ctx.companyId, commitFromProto(req)));
+    },
+
+    async commitBatch(req, ctx) {
+      const r = await uc.commitBatch.execute(ctx.companyId, { items: req.items.map(commitFromProto) });
+      return { items: r.items.map((i) => (i.completedAt ? { applied: i.applied, completedAt: i.completedAt } : { applied: i.applied })) };
     },
 
     async reserveReturn(req, ctx) {
@@ -404,6 +406,7 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   // undoing an accepted break's adjustment a later run matched (docs/reconciliation.md "Break life cycle")
   reverseCorrection: ['reconciliation'],
   commit: ['transfer'],
+  commitBatch: ['transfer'],
   release: ['transfer'],
   setMovementStatus: ['transfer'],
   setMovementStatuses: ['transfer'],

@@ -2,6 +2,7 @@ import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown } from '../domain/fees.js';
 import { DETAIL_FIELDS, type Hold, type Movement, type MovementDetails } from '../domain/movements.js';
 import type { MovementSpecCommand } from '../app/movement-spec.js';
+import type { CommitCommand } from '../app/commit-hold.js';
 import type { ReserveCommand } from '../app/reserve-funds.js';
 import type { MoveResult } from '../app/move-funds.js';
 import type { BalanceAlertEventRecord, BalanceAlertRecord, FeeConfigRecord, WalletBalance } from '../app/ports.js';
@@ -45,6 +46,16 @@ export function movementSpecFromProto(s: ledgerV1.MovementSpec | undefined): Mov
     ...(s.reference !== undefined ? { reference: s.reference } : {}),
     ...(s.apiKeyId !== undefined ? { apiKeyId: s.apiKeyId } : {}),
     ...(details ? { details } : {}),
+  };
+}
+
+/** A CommitRequest as the use case takes it: the same for Commit and for each CommitBatch item. */
+export function commitFromProto(r: ledgerV1.CommitRequest): CommitCommand {
+  const x = r.expected;
+  return {
+    idempotencyKey: r.idempotencyKey,
+    holdId: r.holdId,
+    ...(x ? { expected: { rail: railName(x.rail), amount: x.amount, fee: x.fee, iva: x.iva, movementId: x.movementId } } : {}),
   };
 }
 

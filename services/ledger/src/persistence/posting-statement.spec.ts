@@ -142,14 +142,15 @@ describe('posting statement', () => {
     expect(many.params).toHaveLength(39);
     expect(Math.max(...[...one.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))).toBe(39);
     expect(one.sql).not.toMatch(/\?/);
-    expect([...ctes(many.sql).keys()]).toEqual(['p', 'jq', 'e', 'h', 'm', 'o']);
-    // postings (8 arrays after the company; the journal queue reads the ids again), entries (two per reserve), holds, movements, outbox
+    expect([...ctes(many.sql).keys()]).toEqual(['p', 'jq', 'e', 'o', 'h', 'm']);
+    // postings (8 arrays after the company; the journal queue reads the ids again), entries (two per reserve), outbox, holds, movements
     expect((many.params[1] as string[]).length).toBe(10_000);
     expect(many.params[9]).toHaveLength(20_000);
     expect(many.params[11]).toEqual(expect.arrayContaining([`wallet_available:${co}:BREB`, `wallet_pending_out:${co}:BREB`]));
-    expect(many.params[13]).toHaveLength(10_000);
-    expect((one.params[32] as string[])[0]).toBe('{"batchId":"b1"}');
-    expect(many.params[34]).toHaveLength(10_000);
+    expect(many.params[13]).toEqual(Array.from({ length: 10_000 }, (_, i) => `e${i}`));
+    expect(many.params[17]).toEqual(Array.from({ length: 10_000 }, (_, i) => `h${i}`));
+    expect((one.params[37] as string[])[0]).toBe('{"batchId":"b1"}');
+    expect(many.params[38]).toHaveLength(10_000);
     expect(() => batchInsertStatement({ companyId: 'other', wallets, postings: [write(0)] })).toThrow(/one company/);
   });
 });

@@ -276,6 +276,103 @@ function walletSet(availableDelta: bigint, pendingDelta: bigint): { sql: string;
   return { sql: parts.join(', '), params };
 }
 
+/** A statement's parameters, numbered as they are added (`$n`), with an optional cast. */
+class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown, cast = ''): string {
+    this.values.push(v);
+    return `$${this.values.length}${cast}`;
+  }
+}
+
+/**
+ * The rows every posting of a batch writes, whatever its kind: the posting, its journal queue row,
+ * its entries and its event, each as one insert of unnested arrays (CTEs `p`, `jq`, `e`, `o`).
+ */
+function batchPostingRows(companyId: string, ps: ReadonlyArray<Omit<PostingWrite, 'wallet'>>, $: Params): string[] {
+  const col = <T>(rows: readonly T[], f: (r: T) => unknown) => rows.map(f);
+  const entries = ps.flatMap((w) => w.entries.map((e, i) => ({ postingId: w.posting.id, seq: i + 1, e })));
+  const company = $.add(companyId, '::text');
+  if (company !== '$1::text') throw new Error('the company is the first parameter of a batch statement');
+  const ids = $.add(
+    col(ps, (w) => w.posting.id),
+    '::uuid[]',
+  );
+  return [
+    `p as (
+      insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason)
+      select t.id, t.key, t.hash, t.kind, ${company}, t.rail, t.movement_id, t.hold_id, t.reason
+        from unnest(${ids}, ${$.add(
+          col(ps, (w) => w.posting.idempotencyKey),
+          '::text[]',
+        )}, ${$.add(
+          col(ps, (w) => w.posting.requestHash),
+          '::text[]',
+        )},
+                    ${$.add(
+                      col(ps, (w) => w.posting.kind),
+                      '::text[]',
+                    )}, ${$.add(
+                      col(ps, (w) => w.posting.rail),
+                      '::text[]',
+                    )},
+                    ${$.add(
+                      col(ps, (w) => w.posting.movementId),
+                      '::uuid[]',
+                    )}, ${$.add(
+                      col(ps, (w) => w.posting.holdId),
+                      '::uuid[]',
+                    )},
+                    ${$.add(
+                      col(ps, (w) => w.posting.reason ?? null),
+                      '::text[]',
+                    )})
+          as t(id, key, hash, kind, rail, movement_id, hold_id, reason)
+      returning 1)`,
+    // queued for the journal's sealer (docs/journal.md)
+    `jq as (insert into ledger.journal_queue (posting_id) select t.id from unnest(${ids}) as t(id) returning 1)`,
+    `e as (
+      insert into ledger.entries (posting_id, seq, account, amount)
+      select t.posting_id, t.seq, t.account, t.amount
+        from unnest(${$.add(
+          col(entries, (x) => x.postingId),
+          '::uuid[]',
+        )}, ${$.add(
+          col(entries, (x) => x.seq),
+          '::smallint[]',
+        )},
+                    ${$.add(
+                      col(entries, (x) => x.e.account),
+                      '::text[]',
+                    )}, ${$.add(
+                      col(entries, (x) => x.e.amount.toString()),
+                      '::bigint[]',
+                    )})
+          as t(posting_id, seq, account, amount)
+      returning 1)`,
+    `o as (
+      insert into ledger.outbox (id, subject, payload, headers)
+      select t.id, t.subject, t.payload::jsonb, t.headers::jsonb
+        from unnest(${$.add(
+          col(ps, (w) => w.event.id),
+          '::uuid[]',
+        )}, ${$.add(
+          col(ps, (w) => w.event.subject),
+          '::text[]',
+        )},
+                    ${$.add(
+                      col(ps, (w) => JSON.stringify(w.event.payload)),
+                      '::text[]',
+                    )},
+                    ${$.add(
+                      col(ps, (w) => JSON.stringify(w.event.traceparent ? { traceparent: w.event.traceparent } : {})),
+                      '::text[]',
+                    )})
+          as t(id, subject, payload, headers)
+      returning 1)`,
+  ];
+}
+
 /**
  * Every row of a batch of postings (ReserveBatch) as ONE statement of data-modifying CTEs whose
  * parameters are arrays, one per column, expanded with unnest: a fixed number of bind parameters
@@ -288,91 +385,130 @@ export function batchInsertStatement(b: BatchPostingWrite): { sql: string; param
   const ps = b.postings;
   const col = <T>(rows: readonly T[], f: (r: T) => unknown) => rows.map(f);
   const big = (v: bigint) => v.toString();
-  const entries = ps.flatMap((w) => w.entries.map((e, i) => ({ postingId: w.posting.id, seq: i + 1, e })));
   const holds = ps.flatMap((w) => (w.newHold ? [w.newHold] : []));
   const movements = ps.flatMap((w) => (w.newMovement ? [w.newMovement] : []));
   if (ps.some((w) => w.closeHold || w.reverseMovement || w.movementUpdate || w.posting.companyId !== b.companyId)) {
     throw new Error('a batch holds only new postings of its one company');
   }
-
-  const sql = `with p as (
-      insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason)
-      select t.id, t.key, t.hash, t.kind, $1::text, t.rail, t.movement_id, t.hold_id, t.reason
-        from unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::uuid[], $9::text[])
-          as t(id, key, hash, kind, rail, movement_id, hold_id, reason)
-      returning 1),
-    jq as (
-      -- queued for the journal's sealer (docs/journal.md)
-      insert into ledger.journal_queue (posting_id) select t.id from unnest($2::uuid[]) as t(id)
-      returning 1),
-    e as (
-      insert into ledger.entries (posting_id, seq, account, amount)
-      select t.posting_id, t.seq, t.account, t.amount
-        from unnest($10::uuid[], $11::smallint[], $12::text[], $13::bigint[]) as t(posting_id, seq, account, amount)
-      returning 1),
-    h as (
+  const $ = new Params();
+  const ctes = batchPostingRows(b.companyId, ps, $);
+  const company = '$1::text';
+  ctes.push(`h as (
       insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
-      select t.id, $1::text, t.rail, t.amount, t.fee, t.iva, t.total, t.fee_operation, t.movement_id, t.fixed_fee
-        from unnest($14::uuid[], $15::text[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::text[], $21::uuid[], $39::bigint[])
+      select t.id, ${company}, t.rail, t.amount, t.fee, t.iva, t.total, t.fee_operation, t.movement_id, t.fixed_fee
+        from unnest(${$.add(
+          col(holds, (h) => h.id),
+          '::uuid[]',
+        )}, ${$.add(
+          col(holds, (h) => h.rail),
+          '::text[]',
+        )},
+                    ${$.add(
+                      col(holds, (h) => big(h.amount)),
+                      '::bigint[]',
+                    )}, ${$.add(
+                      col(holds, (h) => big(h.fee)),
+                      '::bigint[]',
+                    )},
+                    ${$.add(
+                      col(holds, (h) => big(h.iva)),
+                      '::bigint[]',
+                    )}, ${$.add(
+                      col(holds, (h) => big(h.total)),
+                      '::bigint[]',
+                    )},
+                    ${$.add(
+                      col(holds, (h) => h.feeOperation),
+                      '::text[]',
+                    )}, ${$.add(
+                      col(holds, (h) => h.movementId),
+                      '::uuid[]',
+                    )},
+                    ${$.add(
+                      col(holds, (h) => big(h.fixedFee)),
+                      '::bigint[]',
+                    )})
           as t(id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
-      returning 1),
-    m as (
+      returning 1)`);
+  ctes.push(`m as (
       insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
           net_amount, reference, api_key_id, details, completed_at)
-      select t.id, $1::text, t.type, t.rail, t.wallet_rail, t.status, t.amount, t.total_fee, t.iva_amount,
+      select t.id, ${company}, t.type, t.rail, t.wallet_rail, t.status, t.amount, t.total_fee, t.iva_amount,
              t.net_amount, t.reference, t.api_key_id, t.details::jsonb, case when t.completed then now() end
-        from unnest($22::uuid[], $23::text[], $24::text[], $25::text[], $26::text[], $27::bigint[], $28::bigint[], $29::bigint[],
-                    $30::bigint[], $31::text[], $32::text[], $33::text[], $34::boolean[])
+        from unnest(${$.add(
+          col(movements, (m) => m.id),
+          '::uuid[]',
+        )}, ${$.add(
+          col(movements, (m) => m.type),
+          '::text[]',
+        )},
+                    ${$.add(
+                      col(movements, (m) => m.rail),
+                      '::text[]',
+                    )}, ${$.add(
+                      col(movements, (m) => m.walletRail),
+                      '::text[]',
+                    )},
+                    ${$.add(
+                      col(movements, (m) => m.status),
+                      '::text[]',
+                    )}, ${$.add(
+                      col(movements, (m) => big(m.amount)),
+                      '::bigint[]',
+                    )},
+                    ${$.add(
+                      col(movements, (m) => big(m.totalFee)),
+                      '::bigint[]',
+                    )}, ${$.add(
+                      col(movements, (m) => big(m.ivaAmount)),
+                      '::bigint[]',
+                    )},
+                    ${$.add(
+                      col(movements, (m) => big(m.netAmount)),
+                      '::bigint[]',
+                    )}, ${$.add(
+                      col(movements, (m) => m.reference),
+                      '::text[]',
+                    )},
+                    ${$.add(
+                      col(movements, (m) => m.apiKeyId),
+                      '::text[]',
+                    )}, ${$.add(
+                      col(movements, (m) => JSON.stringify(m.details)),
+                      '::text[]',
+                    )},
+                    ${$.add(
+                      col(movements, (m) => m.completed),
+                      '::boolean[]',
+                    )})
           as t(id, type, rail, wallet_rail, status, amount, total_fee, iva_amount, net_amount, reference, api_key_id, details, completed)
-      returning 1),
-    o as (
-      insert into ledger.outbox (id, subject, payload, headers)
-      select t.id, t.subject, t.payload::jsonb, t.headers::jsonb
-        from unnest($35::uuid[], $36::text[], $37::text[], $38::text[]) as t(id, subject, payload, headers)
-      returning 1)
+      returning 1)`);
+  const sql = `with ${ctes.join(',\n    ')}
     select (select count(*) from p)::int as postings, (select count(*) from e)::int as entries,
            (select count(*) from h)::int as holds, (select count(*) from m)::int as movements, (select count(*) from o)::int as events`;
+  return { sql, params: $.values };
+}
 
-  const params: unknown[] = [
-    b.companyId,
-    col(ps, (w) => w.posting.id),
-    col(ps, (w) => w.posting.idempotencyKey),
-    col(ps, (w) => w.posting.requestHash),
-    col(ps, (w) => w.posting.kind),
-    col(ps, (w) => w.posting.rail),
-    col(ps, (w) => w.posting.movementId),
-    col(ps, (w) => w.posting.holdId),
-    col(ps, (w) => w.posting.reason ?? null),
-    col(entries, (x) => x.postingId),
-    col(entries, (x) => x.seq),
-    col(entries, (x) => x.e.account),
-    col(entries, (x) => big(x.e.amount)),
-    col(holds, (h) => h.id),
-    col(holds, (h) => h.rail),
-    col(holds, (h) => big(h.amount)),
-    col(holds, (h) => big(h.fee)),
-    col(holds, (h) => big(h.iva)),
-    col(holds, (h) => big(h.total)),
-    col(holds, (h) => h.feeOperation),
-    col(holds, (h) => h.movementId),
-    col(movements, (m) => m.id),
-    col(movements, (m) => m.type),
-    col(movements, (m) => m.rail),
-    col(movements, (m) => m.walletRail),
-    col(movements, (m) => m.status),
-    col(movements, (m) => big(m.amount)),
-    col(movements, (m) => big(m.totalFee)),
-    col(movements, (m) => big(m.ivaAmount)),
-    col(movements, (m) => big(m.netAmount)),
-    col(movements, (m) => m.reference),
-    col(movements, (m) => m.apiKeyId),
-    col(movements, (m) => JSON.stringify(m.details)),
-    col(movements, (m) => m.completed),
-    col(ps, (w) => w.event.id),
-    col(ps, (w) => w.event.subject),
-    col(ps, (w) => JSON.stringify(w.event.payload)),
-    col(ps, (w) => JSON.stringify(w.event.traceparent ? { traceparent: w.event.traceparent } : {})),
-    col(holds, (h) => big(h.fixedFee)),
-  ];
-  return { sql, params };
+/**
+ * The rows of many commits of one company's holds (CommitBatch), the holds already closed by the
+ * caller in the same transaction (only those are passed): per posting the rows `postingStatement`
+ * writes for a commit (posting, journal queue, entries, event) and its movement COMPLETED, in ONE
+ * statement of unnested arrays. Answers each movement's completion instant.
+ */
+export function batchCommitStatement(companyId: string, ps: ReadonlyArray<Omit<PostingWrite, 'wallet'>>): { sql: string; params: unknown[] } {
+  if (ps.some((w) => !w.closeHold || w.movementUpdate?.status !== 'COMPLETED' || w.newHold || w.newMovement || w.posting.companyId !== companyId)) {
+    throw new Error('a commit batch holds only hold closes of its one company');
+  }
+  const $ = new Params();
+  const ctes = batchPostingRows(companyId, ps, $);
+  ctes.push(`m as (
+      update ledger.movements set status = 'COMPLETED', updated_at = now(), completed_at = now()
+       where id = any(${$.add(
+         ps.map((w) => w.movementUpdate!.id),
+         '::uuid[]',
+       )}) and company_id = $1::text
+      returning id::text as id, ${isoUs('completed_at')} as completed_at)`);
+  const sql = `with ${ctes.join(',\n    ')}
+    select (select count(*) from p)::int as postings, (select json_agg(json_build_object('id', m.id, 'completedAt', m.completed_at)) from m) as movements`;
+  return { sql, params: $.values };
 }

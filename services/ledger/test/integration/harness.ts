@@ -132,6 +132,15 @@ function api(c: Client) {
   };
 }
 
+/** A new company with both wallets open, credited `breb` and `ach` (none when 0). */
+export async function fundedCompany(h: Harness, breb: bigint, ach: bigint): Promise<string> {
+  const co = h.newCompany();
+  await h.api.open(co);
+  if (breb > 0n) await h.api.credit(co, { rail: Rail.BREB, amountCents: breb });
+  if (ach > 0n) await h.api.credit(co, { rail: Rail.ACH, amountCents: ach });
+  return co;
+}
+
 export function zeroFee(): ledgerV1.FeeBreakdown {
   return { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
 }

@@ -10,6 +10,7 @@ import {
   expectLedgerConsistent,
   failure,
   fee,
+  fundedCompany,
   startHarness,
   walletOf,
   zeroFee,
@@ -32,13 +33,7 @@ describe('ReserveBatch', () => {
     await expectLedgerConsistent(h);
   });
 
-  async function funded(breb: bigint, ach: bigint): Promise<string> {
-    const co = h.newCompany();
-    await h.api.open(co);
-    if (breb > 0n) await h.api.credit(co, { rail: Rail.BREB, amountCents: breb });
-    if (ach > 0n) await h.api.credit(co, { rail: Rail.ACH, amountCents: ach });
-    return co;
-  }
+  const funded = (breb: bigint, ach: bigint) => fundedCompany(h, breb, ach);
   /** One send of a batch, as the transfer service builds it: key `transfer:<id>:reserve`, movement id = transfer id. */
   function item(rail: ledgerV1.Rail, amount: bigint, f = zeroFee(), batchId = randomUUID(), status = MovementStatus.PENDING): Item {
     const id = randomUUID();

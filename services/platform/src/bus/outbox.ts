@@ -237,10 +237,15 @@ export class OutboxRelay {
   private retryTimer: NodeJS.Timeout | undefined;
   private retrySoon(): void {
     if (this.stopped || this.retryTimer) return;
+    // The look again starts with the poll's read of the unpublished-rows index: when the replica that held
+    // the lock published our rows too (the common case), that one read is all, instead of a transaction
+    // whose lock is taken only to find nothing.
     this.retryTimer = setTimeout(
       outsideTrace(() => {
         this.retryTimer = undefined;
-        this.nudge();
+        void this.idle().then((empty) => {
+          if (!empty) this.nudge();
+        });
       }),
       25,
     );

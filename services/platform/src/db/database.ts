@@ -117,8 +117,14 @@ export interface OnlineIndex {
   replaces?: readonly string[];
 }
 
-/** The online index builds' advisory lock (one builder at a time across replicas): a stable 64-bit key. */
-const ONLINE_INDEX_LOCK = 0x6f6e6c696e65; // 'online'
+/**
+ * The online index builds' advisory lock (one builder at a time across replicas and services sharing a database): a
+ * stable 64-bit key.
+ */
+export const ONLINE_INDEX_LOCK = 0x6f6e6c696e65; // 'online'
+
+/** How long a builder sleeps between two tries of ONLINE_INDEX_LOCK. */
+const ONLINE_INDEX_LOCK_POLL_MS = 100;
 
 /** A transaction handle: raw SQL on the transaction's connection, plus its EntityManager. */
 export class Tx {
@@ -351,6 +357,11 @@ export class Database {
    * concurrently) and built again; then the indexes it `replaces` are dropped concurrently (nothing when
    * they are gone already). On its own connection, under a session advisory lock: replicas starting
    * together build it once. Returns whether it built.
+   *
+   * The lock is tried, never waited for inside a statement: a statement blocked on it holds a snapshot,
+   * and CREATE INDEX CONCURRENTLY waits for every older snapshot in the database, so the holder would wait
+   * for the waiter while the waiter waits for the holder ("deadlock detected", one start-up killed).
+   * Between tries this connection is idle, outside any transaction.
    */
   async buildOnlineIndex(ix: OnlineIndex): Promise<boolean> {
     for (const name of [ix.name, ...(ix.replaces ?? [])])
@@ -358,7 +369,8 @@ export class Database {
     const c = new pg.Client({ connectionString: this.url });
     await c.connect();
     try {
-      await c.query('select pg_advisory_lock($1::bigint)', [ONLINE_INDEX_LOCK]);
+      while (!(await c.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [ONLINE_INDEX_LOCK])).rows[0]?.ok)
+        await new Promise((r) => setTimeout(r, ONLINE_INDEX_LOCK_POLL_MS));
       const schema = ix.on.trim().match(/^"?([a-z_][a-z0-9_]*)"?\./i)?.[1] ?? this.schema;
       const { rows } = await c.query<{ valid: boolean }>(
         `select i.indisvalid as valid from pg_class x join pg_namespace n on n.oid = x.relnamespace

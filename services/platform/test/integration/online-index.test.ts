@@ -1,5 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
+import pg from 'pg';
 import { Database, createLogger } from '../../src/index.js';
+import { ONLINE_INDEX_LOCK } from '../../src/db/database.js';
 import { createTestDatabase, type TestDatabase } from '../../src/testing/index.js';
 
 class Migration0001Things extends Migration {
@@ -86,6 +88,44 @@ describe('database: online indexes', () => {
     expect(await indexState('pairs_old_idx')).toBeUndefined();
     // again: nothing to build, nothing left to drop
     expect(await db.buildOnlineIndex(replacement)).toBe(false);
+  });
+
+  /*
+   * Every service's first replica builds its online indexes at start, all in one database in the fault suite and in a
+   * small install, and they share one advisory lock. A builder that waited for that lock inside a statement held a
+   * snapshot while it waited, and CREATE INDEX CONCURRENTLY waits for every older snapshot in the database: the holder
+   * waited for the waiter, the waiter for the holder, and Postgres killed one start-up with "deadlock detected" (seen in
+   * the fault suite as a pse-deposit, then a transfer replica exiting at start). Deterministic here: the test holds the
+   * lock until both builders queue behind it, then lets go.
+   */
+  it('two services building at once (the same database, the same lock) both finish: the waiter holds no snapshot', async () => {
+    const other = await Database.open({ url: tdb.url, schema: 'other', migrations: [], poolMax: 2, logger: log });
+    try {
+      await db.query('create table app.left_side (id bigserial primary key, k int not null)');
+      await other.query('create schema other');
+      await other.query('create table other.right_side (id bigserial primary key, k int not null)');
+      const holder = new pg.Client({ connectionString: tdb.url });
+      await holder.connect();
+      try {
+        await holder.query('select pg_advisory_lock($1::bigint)', [ONLINE_INDEX_LOCK]);
+        // partial indexes: not the "safe" kind Postgres lets concurrent builds skip waiting for
+        const builds = Promise.allSettled([
+          db.buildOnlineIndex({ name: 'left_side_k_idx', on: 'app.left_side (k) where k > 0' }),
+          other.buildOnlineIndex({ name: 'right_side_k_idx', on: 'other.right_side (k) where k > 0' }),
+        ]);
+        // both are queued behind the test's hold (each has asked at least once)
+        await new Promise((r) => setTimeout(r, 300));
+        await holder.query('select pg_advisory_unlock($1::bigint)', [ONLINE_INDEX_LOCK]);
+        const results = await builds;
+        expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual([true, true]);
+      } finally {
+        await holder.end();
+      }
+      expect(await indexState('left_side_k_idx')).toEqual({ valid: true });
+      expect(await indexState('right_side_k_idx')).toEqual({ valid: true });
+    } finally {
+      await other.close();
+    }
   });
 
   it('refuses a name that is not a plain identifier', async () => {

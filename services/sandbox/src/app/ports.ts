@@ -48,6 +48,8 @@ export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 export interface TransferBook {
   /** Inserts the transfer unless its transactionId is known; returns the stored row and whether it is new. */
   insertTransfer(t: NewTransfer): Promise<{ transfer: TransferRow; created: boolean }>;
+  /** `insertTransfer` for many at once, in one statement; in the given order (no transactionId twice). */
+  insertTransfers(ts: NewTransfer[]): Promise<Array<{ transfer: TransferRow; created: boolean }>>;
   findTransfer(transactionId: string): Promise<TransferRow | undefined>;
   /** Locks a transfer for a forced outcome. */
   lockTransfer(tx: Tx, transactionId: string): Promise<TransferRow | undefined>;

@@ -82,7 +82,34 @@ export class RailTransfers {
   async submit(rail: Rail, s: TransferSubmission): Promise<{ transfer: TransferRow; created: boolean }> {
     if ((await this.store.fault(railFault(rail))) === 'down') throw railDown(railName(rail));
     if (rail === 'ACH' && s.request.accountNumber === INVALID_ACH_ACCOUNT) throw invalidAchAccount();
-    const r = await this.store.insertTransfer({
+    const r = await this.store.insertTransfer(this.newTransfer(rail, s));
+    const conflict = this.conflict(rail, s, r);
+    if (conflict) throw conflict;
+    return r;
+  }
+
+  /**
+   * A bulk submission (docs/sandbox.md "Bulk submission"): every transfer as `submit` would take it,
+   * in one insert. The rail's switch is read once (down: nothing is taken); each transfer's answer
+   * is its own (taken, taken before, or refused), in the given order.
+   */
+  async submitMany(rail: Rail, subs: TransferSubmission[]): Promise<Array<{ transfer: TransferRow; created: boolean } | ProviderError>> {
+    if ((await this.store.fault(railFault(rail))) === 'down') throw railDown(railName(rail));
+    const answers: Array<{ transfer: TransferRow; created: boolean } | ProviderError | undefined> = subs.map((s) =>
+      rail === 'ACH' && s.request.accountNumber === INVALID_ACH_ACCOUNT ? invalidAchAccount() : undefined,
+    );
+    const taken = subs.filter((_, i) => answers[i] === undefined);
+    const stored = await this.store.insertTransfers(taken.map((s) => this.newTransfer(rail, s)));
+    let k = 0;
+    return answers.map((a, i) => {
+      if (a) return a;
+      const r = stored[k++]!;
+      return this.conflict(rail, subs[i]!, r) ?? r;
+    });
+  }
+
+  private newTransfer(rail: Rail, s: TransferSubmission) {
+    return {
       providerTransferId: `${railPrefix(rail)}_${randomBytes(12).toString('hex')}`,
       transactionId: s.transactionId,
       rail,
@@ -90,14 +117,18 @@ export class RailTransfers {
       callbackUrl: s.callbackUrl,
       request: s.request,
       confirmMs: rail === 'BREB' ? this.settings.brebConfirmMs : this.settings.achConfirmMs,
-    });
+    };
+  }
+
+  /** A repeat of a transactionId with another amount or rail is refused; a new one is logged. */
+  private conflict(rail: Rail, s: TransferSubmission, r: { transfer: TransferRow; created: boolean }): ProviderError | undefined {
     if (!r.created && (r.transfer.rail !== rail || r.transfer.amountCents !== s.amountCents)) {
-      throw new ProviderError(409, 'TRANSACTION_ID_CONFLICT', 'Ya existe una transferencia con ese transactionId y otro monto o red.', {
+      return new ProviderError(409, 'TRANSACTION_ID_CONFLICT', 'Ya existe una transferencia con ese transactionId y otro monto o red.', {
         providerTransferId: r.transfer.providerTransferId,
       });
     }
     if (r.created) this.log.info({ rail, transactionId: s.transactionId, providerTransferId: r.transfer.providerTransferId }, 'transfer accepted');
-    return r;
+    return undefined;
   }
 
   async get(rail: Rail, transactionId: string): Promise<TransferRow> {

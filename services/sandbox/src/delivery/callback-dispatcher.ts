@@ -1,6 +1,16 @@
 import { outsideTrace, type Logger } from '@wallet/platform';
 import { request } from 'undici';
-import { DELIVERY_WINDOW_MS, SIGNATURE_HEADER, retryDelayMs, signCallback, type RetryPolicy } from '../domain/callbacks.js';
+import {
+  BULK_NOT_ACCEPTED,
+  BULK_OUTCOMES_MAX,
+  DELIVERY_WINDOW_MS,
+  SIGNATURE_HEADER,
+  bulkOutcomesBody,
+  isTransferOutcomeBody,
+  retryDelayMs,
+  signCallback,
+  type RetryPolicy,
+} from '../domain/callbacks.js';
 import type { CallbackRow, SandboxStore } from '../persistence/sandbox.store.js';
 import { DeliveredMarks } from './delivered-marks.js';
 
@@ -12,9 +22,23 @@ export interface DispatcherOptions {
   /** Per-attempt HTTP timeout. */
   timeoutMs: number;
   batch?: number;
-  /** Deliveries in flight at most (per instance). */
+  /**
+   * HTTP requests in flight at most (per instance). A bulk request is one, however many outcomes it
+   * carries: what this bounds is the load on receivers and the sockets held open.
+   */
   maxInFlight?: number;
+  /**
+   * Bulk outcome callbacks (SANDBOX_BULK_CALLBACKS, docs/sandbox.md "Bulk outcomes"): the rail transfer
+   * outcomes claimed together for one callback URL go as one `rail.outcomes` request.
+   */
+  bulkOutcomes?: boolean;
 }
+
+/**
+ * How long a receiver that refused the bulk form (BULK_NOT_ACCEPTED) is sent singles only, without
+ * asking again: it is asked again after this, in case it has learnt the bulk form meanwhile.
+ */
+const BULK_REFUSED_MEMORY_MS = 10 * 60_000;
 
 /** Something whose outcomes fall due (the rails' transfers, the ACH prenotes): settles a batch, returns how many were due. */
 export interface DueOutcomes {
@@ -36,7 +60,8 @@ export type RedeliveryResult =
  * The scheduler: every `pollMs` (or at once when woken) it settles the transfers whose confirm
  * delay has passed (and the ACH prenotes whose delay has) and sends the due callbacks, signed, retrying failures with exponential
  * backoff. All its state is in Postgres (claims use FOR UPDATE SKIP LOCKED and a lease), so
- * several instances can run and a restart loses nothing.
+ * several instances can run and a restart loses nothing. With `bulkOutcomes` the rail transfer
+ * outcomes due together for one URL go as one request (sendGrouped); redelivery is always single.
  */
 export class CallbackDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -49,6 +74,8 @@ export class CallbackDispatcher {
   private readonly maxInFlight: number;
   /** Delivered callbacks answered close together are recorded in one statement. */
   private readonly delivered: DeliveredMarks;
+  /** Callback URLs whose receiver refused the bulk form, until when they get singles only (this instance). */
+  private readonly bulkRefused = new Map<string, number>();
 
   constructor(
     private readonly store: SandboxStore,
@@ -118,12 +145,15 @@ export class CallbackDispatcher {
       }
       if (this.stopped || (await this.store.fault('callbacks')) === 'down') return;
       // Attempts run in the background (a slow receiver does not hold the others back), up to
-      // `maxInFlight` at a time; the lease keeps another tick or instance from taking them.
+      // `maxInFlight` requests at a time; the lease keeps another tick or instance from taking them.
+      // A claim takes no more callbacks than there are free requests, so it starts at most that
+      // many requests even when each goes alone; in bulk mode it may start fewer (see sendGrouped).
       for (;;) {
         const room = Math.min(batch, this.maxInFlight - this.inFlight.size);
         if (room <= 0 || this.stopped) break;
         const claimed = await this.store.claimDueCallbacks(room, this.leaseMs);
-        for (const c of claimed) void this.track(this.attempt(c));
+        if (this.o.bulkOutcomes) await this.sendGrouped(claimed, claimed.length === room);
+        else for (const c of claimed) void this.track(this.attempt(c));
         if (claimed.length < room) break;
       }
     } catch (err) {
@@ -131,6 +161,99 @@ export class CallbackDispatcher {
       if (Date.now() - this.lastTickError > 10_000) this.log.error({ err }, 'scheduler tick failed');
       this.lastTickError = Date.now();
     }
+  }
+
+  /**
+   * Bulk mode: the claimed rail transfer outcomes are grouped by callback URL (one URL, one rail's
+   * receiver) and each group of 2 or more goes as one request of at most BULK_OUTCOMES_MAX; a group of
+   * one, every other kind of callback (ACH prenotes, PSE, inbound payments) and every callback to a
+   * receiver that refused the bulk form go alone, as without bulk mode.
+   *
+   * When the claim was full (`more`: more may be due), a group is filled up to BULK_OUTCOMES_MAX with
+   * its URL's other due outcomes: that adds outcomes to a request already counted, not requests, so
+   * `maxInFlight` still holds while a request may carry more outcomes than one claim takes (`batch`).
+   * Each claimed callback keeps its own lease and is recorded on its own (claimed, then one attempt
+   * within the time-out, then delivered, failed or released), exactly as a single one.
+   */
+  private async sendGrouped(claimed: readonly CallbackRow[], more: boolean): Promise<void> {
+    const groups = new Map<string, CallbackRow[]>();
+    for (const c of claimed) {
+      if (!this.bulkAccepted(c.callbackUrl) || !isTransferOutcomeBody(c.body)) {
+        void this.track(this.attempt(c));
+        continue;
+      }
+      const group = groups.get(c.callbackUrl);
+      if (group) group.push(c);
+      else groups.set(c.callbackUrl, [c]);
+    }
+    for (const [url, rows] of groups) {
+      if (more && rows.length < BULK_OUTCOMES_MAX && !this.stopped) {
+        try {
+          for (const c of await this.store.claimDueTransferOutcomes(url, BULK_OUTCOMES_MAX - rows.length, this.leaseMs)) {
+            // The claim picks outcomes by their transfer row; a body that is none (not expected: a PSE
+            // deposit id equal to a transaction id, at the same URL) goes alone, one request over the room.
+            if (isTransferOutcomeBody(c.body)) rows.push(c);
+            else void this.track(this.attempt(c));
+          }
+        } catch (err) {
+          this.log.warn({ err }, 'could not claim more outcomes for a bulk callback; sending those claimed');
+        }
+      }
+      for (let i = 0; i < rows.length; i += BULK_OUTCOMES_MAX) {
+        const chunk = rows.slice(i, i + BULK_OUTCOMES_MAX);
+        if (chunk.length === 1) void this.track(this.attempt(chunk[0]!));
+        else void this.track(this.attemptBulk(url, chunk));
+      }
+    }
+  }
+
+  /**
+   * Sends claimed outcomes as one signed `rail.outcomes` request and records the result for each:
+   * a 2xx delivers them all; a refusal of the bulk form (BULK_NOT_ACCEPTED) gives them back, due now,
+   * to go one by one (the URL is remembered, so the claim that takes them again sends them alone);
+   * any other failure is a failed attempt of each, retried on its own schedule (the next attempt may
+   * group them again).
+   */
+  private async attemptBulk(url: string, rows: readonly CallbackRow[]): Promise<void> {
+    const result = await this.post(url, bulkOutcomesBody(rows.map((c) => c.body)));
+    const log = { outcomes: rows.length, status: result.status };
+    try {
+      if (result.delivered) {
+        await Promise.all(rows.map((c) => this.delivered.mark(c, result.status!)));
+        this.log.info(log, 'bulk callback delivered');
+      } else if (result.status !== null && BULK_NOT_ACCEPTED.has(result.status)) {
+        this.refuseBulk(url, result.status, rows.length);
+        await this.store.releaseCallbacks(rows, result.status, `HTTP ${result.status} to the bulk form; sent one by one`);
+        this.wake();
+      } else {
+        const fails = rows.map((c) => ({ eventId: c.eventId, attempts: c.attempts, retryMs: retryDelayMs(c.attempts, this.o.retry) }));
+        await this.store.markFailedMany(fails, result.status, result.error ?? 'failed');
+        this.log.warn({ ...log, error: result.error }, 'bulk callback not delivered; each outcome will retry');
+      }
+    } catch (err) {
+      // As for a single callback: the leases run out and the outcomes are claimed again.
+      this.log.error({ err, ...log }, 'could not record bulk callback attempt');
+    }
+  }
+
+  /** Whether outcomes for this URL may go in bulk (its receiver has not refused the bulk form lately). */
+  private bulkAccepted(url: string): boolean {
+    const until = this.bulkRefused.get(url);
+    if (until === undefined) return true;
+    if (Date.now() < until) return false;
+    this.bulkRefused.delete(url);
+    return true;
+  }
+
+  /** Remembers a receiver that refused the bulk form, and says so once (not per request, never the secret). */
+  private refuseBulk(url: string, status: number, outcomes: number): void {
+    if (!this.bulkAccepted(url)) return; // another request to it was refused just before: already said
+    if (this.bulkRefused.size >= 1_000) {
+      const now = Date.now();
+      for (const [u, until] of this.bulkRefused) if (until <= now) this.bulkRefused.delete(u);
+    }
+    this.bulkRefused.set(url, Date.now() + BULK_REFUSED_MEMORY_MS);
+    this.log.warn({ receiver: receiverName(url), status, outcomes }, 'receiver does not take bulk outcome callbacks; sending them one by one');
   }
 
   private track<T>(p: Promise<T>): Promise<T> {
@@ -141,7 +264,7 @@ export class CallbackDispatcher {
 
   /** Sends one claimed callback and records the result. */
   private async attempt(c: CallbackRow): Promise<AttemptResult> {
-    const result = await this.post(c);
+    const result = await this.post(c.callbackUrl, c.body);
     const log = { eventId: c.eventId, transactionId: c.transactionId, attempt: c.attempts, status: result.status };
     try {
       if (result.delivered) {
@@ -165,16 +288,16 @@ export class CallbackDispatcher {
    * `redirect: 'manual'`, a redirect is not followed: a 3xx is a failed attempt. The time-out
    * covers the body too, and the body is always read to the end so the connection is reused.
    */
-  private async post(c: CallbackRow): Promise<AttemptResult> {
+  private async post(url: string, body: string): Promise<AttemptResult> {
     try {
-      const res = await request(c.callbackUrl, {
+      const res = await request(url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signCallback(this.o.secret, c.body, Math.floor(Date.now() / 1000)),
+          [SIGNATURE_HEADER]: signCallback(this.o.secret, body, Math.floor(Date.now() / 1000)),
           'user-agent': 'wallet-sandbox/0.1',
         },
-        body: c.body,
+        body,
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });
       await res.body.dump().catch(() => undefined);
@@ -199,5 +322,15 @@ export class CallbackDispatcher {
     if (!r.requeued) return { outcome: 'queued', callback: r.callback, reason: 'in_flight' };
     if (down) return { outcome: 'queued', callback: r.callback, reason: 'callbacks_down' };
     return { outcome: 'attempted', callback: r.callback, result: await this.track(this.attempt(r.callback)) };
+  }
+}
+
+/** A callback URL fit for a log line: scheme, host and path (no credentials, no query). */
+function receiverName(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
   }
 }

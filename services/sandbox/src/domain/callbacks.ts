@@ -53,6 +53,56 @@ export function verifyCallbackSignature(secret: string, rawBody: string, header:
   return timingSafeEqual(expected, Buffer.from(v1, 'hex'));
 }
 
+/**
+ * Several rail transfer outcomes in one request (`SANDBOX_BULK_CALLBACKS`): each outcome is the
+ * single callback's body as stored, with its own `eventId`. Signed like a single callback.
+ */
+export interface BulkOutcomesBody {
+  type: 'rail.outcomes';
+  outcomes: CallbackBody[];
+}
+
+/** The most outcomes one bulk request carries (as a bulk submission takes at most 200 transfers). */
+export const BULK_OUTCOMES_MAX = 200;
+
+/**
+ * Answers to a bulk request that mean the receiver does not take the bulk form (it does not know
+ * the body, the route, the method, the size or the type): its outcomes go one by one instead.
+ */
+export const BULK_NOT_ACCEPTED: ReadonlySet<number> = new Set([400, 404, 405, 413, 415]);
+
+/**
+ * Whether a stored callback body is a rail transfer's outcome (CallbackBody), the only kind sent in
+ * bulk. The callbacks table also holds ACH prenotes' outcomes (they have `type`), PSE links' and
+ * inbound Bre-B payments' notifications (no `rail`); those are always sent alone.
+ */
+export function isTransferOutcomeBody(rawBody: string): boolean {
+  let b: unknown;
+  try {
+    b = JSON.parse(rawBody);
+  } catch {
+    return false;
+  }
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) return false;
+  const o = b as Record<string, unknown>;
+  return (
+    !('type' in o) &&
+    (o.rail === 'BREB' || o.rail === 'ACH') &&
+    (o.status === 'COMPLETED' || o.status === 'FAILED') &&
+    typeof o.eventId === 'string' &&
+    typeof o.transactionId === 'string' &&
+    typeof o.providerTransferId === 'string'
+  );
+}
+
+/**
+ * The bulk body, `{"type":"rail.outcomes","outcomes":[…]}`, built from the stored bodies as they
+ * are (byte for byte, in the given order): each outcome reads exactly as its single callback would.
+ */
+export function bulkOutcomesBody(rawBodies: readonly string[]): string {
+  return `{"type":"rail.outcomes","outcomes":[${rawBodies.join(',')}]}`;
+}
+
 export interface RetryPolicy {
   baseMs: number;
   maxMs: number;

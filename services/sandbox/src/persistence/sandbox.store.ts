@@ -94,6 +94,44 @@ export class SandboxStore implements TransferBook, FaultSwitches {
     return { transfer: existing, created: false };
   }
 
+  /**
+   * `insertTransfer` for many at once (a bulk submission): one insert of every new transfer (unnest,
+   * the ones whose transactionId is known skipped), then one read of those; in the given order.
+   */
+  async insertTransfers(ts: NewTransfer[]): Promise<Array<{ transfer: TransferRow; created: boolean }>> {
+    if (ts.length === 0) return [];
+    const inserted = await this.db.prepared<RawTransfer>(
+      `insert into sandbox.transfers (provider_transfer_id, transaction_id, rail, amount_cents, callback_url, request, outcome_due_at)
+       select x.p, x.t, x.r, x.a::bigint, x.u, x.q::jsonb, clock_timestamp() + x.ms * interval '1 millisecond'
+         from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[]) as x(p, t, r, a, u, q, ms)
+       on conflict (transaction_id) do nothing
+       returning ${TRANSFER_COLS}`,
+      [
+        ts.map((t) => t.providerTransferId),
+        ts.map((t) => t.transactionId),
+        ts.map((t) => t.rail),
+        ts.map((t) => t.amountCents.toString()),
+        ts.map((t) => t.callbackUrl),
+        ts.map((t) => JSON.stringify(t.request)),
+        ts.map((t) => t.confirmMs),
+      ],
+    );
+    const created = new Map(inserted.map((r) => [r.transaction_id, toTransfer(r)]));
+    const known = ts.filter((t) => !created.has(t.transactionId)).map((t) => t.transactionId);
+    const existing = new Map<string, TransferRow>();
+    if (known.length > 0) {
+      const rows = await this.db.prepared<RawTransfer>(`select ${TRANSFER_COLS} from sandbox.transfers where transaction_id = any(?::text[])`, [known]);
+      for (const r of rows) existing.set(r.transaction_id, toTransfer(r));
+    }
+    return ts.map((t) => {
+      const mine = created.get(t.transactionId);
+      if (mine) return { transfer: mine, created: true };
+      const other = existing.get(t.transactionId);
+      if (!other) throw new Error(`transfer ${t.transactionId} vanished after a conflicting insert`);
+      return { transfer: other, created: false };
+    });
+  }
+
   async findTransfer(transactionId: string): Promise<TransferRow | undefined> {
     const [r] = await this.db.prepared<RawTransfer>(`select ${TRANSFER_COLS} from sandbox.transfers where transaction_id = ?`, [transactionId]);
     return r ? toTransfer(r) : undefined;
@@ -198,6 +236,30 @@ export class SandboxStore implements TransferBook, FaultSwitches {
   }
 
   /**
+   * `claimDueCallbacks` for one callback URL's rail transfer outcomes only (the bulk sender fills a
+   * request with them, delivery/callback-dispatcher.ts): a rail transfer's outcome is the callback of
+   * a transfer (same transaction id and URL); prenotes', PSE links' and inbound payments' callbacks
+   * have no transfer row. The caller still checks each body (`isTransferOutcomeBody`).
+   */
+  async claimDueTransferOutcomes(callbackUrl: string, limit: number, leaseMs: number): Promise<CallbackRow[]> {
+    const rows = await this.db.prepared<RawCallback>(
+      `update sandbox.callbacks c
+          set state = 'sending', attempts = c.attempts + 1, last_attempt_at = clock_timestamp(),
+              next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond'
+        where c.event_id in (
+          select d.event_id from sandbox.callbacks d
+           where d.state in ('pending', 'sending') and d.next_attempt_at <= clock_timestamp() and d.callback_url = ?
+             and exists (select 1 from sandbox.transfers t where t.transaction_id = d.transaction_id and t.callback_url = d.callback_url)
+           order by d.next_attempt_at limit ? for update of d skip locked)
+      returning ${CALLBACK_COLS.split(', ')
+        .map((c) => `c.${c}`)
+        .join(', ')}`,
+      [leaseMs, callbackUrl, limit],
+    );
+    return rows.map(toCallback);
+  }
+
+  /**
    * Redelivery: the transaction's last callback (highest `seq`) is due again now with a fresh 24 h window. With `claimMs`
    * it is claimed at once (returned `sending`) so the caller sends it itself. Undefined when the
    * transaction has no callback; a delivery in flight is left alone and returned as it is.
@@ -257,6 +319,36 @@ export class SandboxStore implements TransferBook, FaultSwitches {
               next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond', last_status = ?, last_error = ?
         where event_id = ?::uuid and state = 'sending' and attempts = ?`,
       [retryMs, retryMs, status, error.slice(0, 500), c.eventId, c.attempts],
+    );
+  }
+
+  /**
+   * `markFailed` for the outcomes of one failed bulk request, in one statement: each retried after
+   * its own `retryMs` (its own attempts count), or abandoned once past its delivery window.
+   */
+  async markFailedMany(fails: ReadonlyArray<{ eventId: string; attempts: number; retryMs: number }>, status: number | null, error: string): Promise<void> {
+    if (fails.length === 0) return;
+    await this.db.prepared(
+      `update sandbox.callbacks c
+          set state = case when clock_timestamp() + m.retry_ms * interval '1 millisecond' > c.expires_at then 'abandoned' else 'pending' end,
+              next_attempt_at = clock_timestamp() + m.retry_ms * interval '1 millisecond', last_status = $1::int, last_error = $2::text
+         from unnest($3::uuid[], $4::int[], $5::int[]) as m(event_id, attempts, retry_ms)
+        where c.event_id = m.event_id and c.state = 'sending' and c.attempts = m.attempts`,
+      [status, error.slice(0, 500), fails.map((f) => f.eventId), fails.map((f) => f.attempts), fails.map((f) => f.retryMs)],
+    );
+  }
+
+  /**
+   * Gives claimed deliveries back, due now (a receiver refused the bulk form: they go again one by
+   * one). Each only if this claim still holds it (`sending`, same attempts count).
+   */
+  async releaseCallbacks(claims: ReadonlyArray<Pick<CallbackRow, 'eventId' | 'attempts'>>, status: number | null, error: string): Promise<void> {
+    if (claims.length === 0) return;
+    await this.db.prepared(
+      `update sandbox.callbacks c set state = 'pending', next_attempt_at = clock_timestamp(), last_status = $1::int, last_error = $2::text
+         from unnest($3::uuid[], $4::int[]) as m(event_id, attempts)
+        where c.event_id = m.event_id and c.state = 'sending' and c.attempts = m.attempts`,
+      [status, error.slice(0, 500), claims.map((c) => c.eventId), claims.map((c) => c.attempts)],
     );
   }
 

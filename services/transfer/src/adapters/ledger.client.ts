@@ -3,7 +3,7 @@ import { AppError, createAsyncClient, instantToDate, type CallContext, type Mesh
 import { ledgerV1 } from '@wallet/proto';
 import type { Rail } from '../domain/rails.js';
 import type { FeeBreakdown } from '../domain/transfer.js';
-import type { LedgerPort, ReserveCommand, WalletView } from '../app/ports.js';
+import type { CommitExpectation, LedgerPort, ReserveCommand, WalletView } from '../app/ports.js';
 
 type LedgerClient = ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
 
@@ -143,6 +143,25 @@ export class GrpcLedger implements LedgerPort {
     );
     // The transfer keeps milliseconds; the ledger's instant (microseconds) is the journal's.
     return { completedAt: res.movement?.completedAt ? instantToDate(res.movement.completedAt) : null };
+  }
+
+  async commitMany(companyId: string, holds: CommitExpectation[]): Promise<Map<string, Date | null>> {
+    const res = await this.client.commitBatch(
+      {
+        items: holds.map((h) => ({
+          idempotencyKey: ledgerKeys.commit(h.transferId),
+          holdId: h.holdId,
+          expected: { rail: protoRail(h.rail), amount: h.amount, fee: h.fee, iva: h.iva, movementId: h.transferId },
+        })),
+      },
+      this.ctx(companyId),
+    );
+    if (res.items.length !== holds.length) throw new AppError('INTERNAL_ERROR');
+    const applied = new Map<string, Date | null>();
+    res.items.forEach((item, i) => {
+      if (item.applied) applied.set(holds[i]!.transferId, item.completedAt ? instantToDate(item.completedAt) : null);
+    });
+    return applied;
   }
 
   async release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus: 'FAILED' | 'EXPIRED' = 'FAILED'): Promise<void> {

@@ -2,8 +2,14 @@ import { maskAccount, type Logger } from '@wallet/platform';
 import type { Rail } from '../domain/rails.js';
 import type { AchDestination, TransferRecord } from '../domain/transfer.js';
 import type { AchPrenotePort, DispatchResult, PrenoteRequest, PrenoteStatus, PrenoteSubmission, RailPort, RailStatus } from '../app/ports.js';
+import { mapBounded } from '../app/map-bounded.js';
 import { callJson, field, str, type HttpOutcome } from './http.js';
 import { meterRailCall } from './rail-metrics.js';
+
+/** The most transfers one bulk submission carries (the sandbox's limit; a batch's dispatch page is 200). */
+export const MAX_BULK_DISPATCH = 200;
+/** How many single dispatches run at once when a rail does not take a bulk submission. */
+const SINGLE_FALLBACK_CONCURRENCY = 16;
 
 /**
  * The Bre-B rail and the ACH rail over HTTP (docs/sandbox.md). Dispatch is idempotent on
@@ -21,27 +27,84 @@ export class HttpRails implements RailPort, AchPrenotePort {
   }
 
   async dispatch(t: TransferRecord, callbackUrl: string): Promise<DispatchResult> {
-    const d = t.destination;
-    let url: string;
-    let body: Record<string, unknown>;
-    if (d.kind === 'BREB') {
-      url = `${this.base('BREB')}/breb/rail/transfers`;
-      body = {
-        transactionId: t.id,
-        amountCents: Number(t.amount),
-        anchorHandle: d.anchorHandle,
-        keyType: d.keyType,
-        keyValue: d.keyValue,
-        targetName: t.targetName,
-        targetDocument: t.targetDocument,
-        callbackUrl,
-      };
-    } else {
-      url = `${this.base('ACH')}/ach/transfers`;
-      body = { transactionId: t.id, amountCents: Number(t.amount), ...achAccount(d), callbackUrl };
-    }
-    const out = await meterRailCall(t.rail, 'dispatch', () => callJson('POST', url, body, this.timeoutMs));
+    const out = await meterRailCall(t.rail, 'dispatch', () => callJson('POST', this.submissionUrl(t.rail), this.submission(t, callbackUrl), this.timeoutMs));
     return this.dispatchResult(t, out);
+  }
+
+  /**
+   * A batch's page in bulk submissions (docs/sandbox.md "Bulk submission"): per rail, up to
+   * MAX_BULK_DISPATCH transfers in one `POST …/transfers/bulk`, each transfer's line read as its own
+   * answer to `dispatch`. A call that failed as a whole answers every transfer in it alike: unreachable,
+   * time-out or 5xx → unavailable (the sweeper retries; the rail dedupes on the transfer id), and a rail
+   * without bulk submission (404, 405) or that refused the call itself (another 4xx but 408 and 429) → each
+   * transfer on its own.
+   */
+  async dispatchMany(items: ReadonlyArray<{ t: TransferRecord; callbackUrl: string }>): Promise<DispatchResult[]> {
+    const results = new Array<DispatchResult>(items.length);
+    const chunks: Array<Array<{ i: number; t: TransferRecord; callbackUrl: string }>> = [];
+    for (const rail of ['BREB', 'ACH'] as const) {
+      const mine = items.flatMap((x, i) => (x.t.rail === rail ? [{ i, ...x }] : []));
+      for (let k = 0; k < mine.length; k += MAX_BULK_DISPATCH) chunks.push(mine.slice(k, k + MAX_BULK_DISPATCH));
+    }
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        const rail = chunk[0]!.t.rail;
+        const body = { transfers: chunk.map((x) => this.submission(x.t, x.callbackUrl)) };
+        const out = await meterRailCall(rail, 'dispatch_bulk', () => callJson('POST', `${this.submissionUrl(rail)}/bulk`, body, this.timeoutMs));
+        const lines = out.kind === 'response' && out.status === 200 ? field(out.body, 'results') : undefined;
+        if (Array.isArray(lines) && lines.length === chunk.length) {
+          chunk.forEach((x, k) => {
+            const line: unknown = lines[k];
+            const status = field(line, 'status');
+            results[x.i] =
+              field(line, 'transactionId') === x.t.id && typeof status === 'number'
+                ? this.dispatchResult(x.t, { kind: 'response', status, body: line })
+                : this.malformed(x.t, 'rail answered a bulk line that is not this transfer');
+          });
+          return;
+        }
+        if (out.kind === 'response' && out.status >= 400 && out.status < 500 && out.status !== 408 && out.status !== 429) {
+          this.log.warn({ rail, status: out.status, transfers: chunk.length }, 'rail did not take a bulk submission; dispatching each transfer on its own');
+          await mapBounded(chunk, SINGLE_FALLBACK_CONCURRENCY, async (x) => {
+            results[x.i] = await this.dispatch(x.t, x.callbackUrl);
+          });
+          return;
+        }
+        for (const x of chunk) {
+          results[x.i] =
+            out.kind === 'response' && out.status === 200
+              ? this.malformed(x.t, 'malformed bulk answer')
+              : this.dispatchResult(x.t, out.kind === 'error' || out.status >= 408 ? out : { kind: 'response', status: 502, body: null });
+        }
+      }),
+    );
+    return results;
+  }
+
+  private submissionUrl(rail: Rail): string {
+    return rail === 'BREB' ? `${this.base('BREB')}/breb/rail/transfers` : `${this.base('ACH')}/ach/transfers`;
+  }
+
+  private submission(t: TransferRecord, callbackUrl: string): Record<string, unknown> {
+    const d = t.destination;
+    return d.kind === 'BREB'
+      ? {
+          transactionId: t.id,
+          amountCents: Number(t.amount),
+          anchorHandle: d.anchorHandle,
+          keyType: d.keyType,
+          keyValue: d.keyValue,
+          targetName: t.targetName,
+          targetDocument: t.targetDocument,
+          callbackUrl,
+        }
+      : { transactionId: t.id, amountCents: Number(t.amount), ...achAccount(d), callbackUrl };
+  }
+
+  /** An answer we cannot read: it may have been taken (ambiguous); the sweeper asks the rail. */
+  private malformed(t: TransferRecord, error: string): DispatchResult {
+    this.log.warn({ transferId: t.id, rail: t.rail }, error);
+    return { outcome: 'unavailable', ambiguous: true, error };
   }
 
   private dispatchResult(t: TransferRecord, out: HttpOutcome): DispatchResult {

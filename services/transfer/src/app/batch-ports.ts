@@ -22,11 +22,13 @@ export interface ExecutionRefusal {
   message: string;
 }
 
-/** One transfer of a batch moved by one event of the send saga (its hold, its refusal code, its event). */
+/** One transfer moved by one bulk event of the send saga (its hold, its refusal code, its completion, its event). */
 export interface TransferMove {
   id: string;
   holdId: string | null;
   rejectCode: string | null;
+  /** When the move completes it (the ledger's commit instant). */
+  completedAt?: Date;
   event: OutboxEvent | null;
 }
 
@@ -51,6 +53,8 @@ export interface BatchPatch {
   cancelled?: boolean;
   /** Only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
   executionOf?: string;
+  /** The move into a final state keeps the batch's summary (it never changes again): the listing reads it. */
+  finalSummary?: Pick<BatchSummary, 'totals' | 'byStatus'>;
 }
 
 /**

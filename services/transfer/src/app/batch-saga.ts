@@ -93,7 +93,13 @@ export class BatchSaga {
     const done = await this.transition(b, 'finished', actor, {
       to,
       summary: summary!,
-      patch: { completed: true, nextAttemptInMs: null, ...(errorMessage ? { errorMessage } : {}) },
+      patch: {
+        completed: true,
+        nextAttemptInMs: null,
+        // every item is final: the summary never changes again, and the listing reads it kept
+        finalSummary: { totals: summary!.totals, byStatus: summary!.byStatus },
+        ...(errorMessage ? { errorMessage } : {}),
+      },
     });
     if (done) deps.log.info({ batchId: b.id, state: to }, 'batch finished');
     return done ?? b;

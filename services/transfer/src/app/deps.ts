@@ -55,7 +55,17 @@ export interface TransferDeps {
 export interface BatchDeps extends TransferDeps {
   batches: BatchStore;
   /** `awaitDispatch`: the request waits for its batch's dispatch instead of running it in the background (deterministic tests). */
-  batchSettings: { dispatchConcurrency: number; lookupConcurrency: number; fundingLeaseMs: number; pollMs: number; awaitDispatch?: boolean };
+  batchSettings: {
+    dispatchConcurrency: number;
+    /** A page goes to the rail as one bulk submission where the rail port takes one (RailPort.dispatchMany). */
+    railBulk?: boolean;
+    /** How many pages of one batch are dispatched at once (each its own lease). */
+    pagesInFlight?: number;
+    lookupConcurrency: number;
+    fundingLeaseMs: number;
+    pollMs: number;
+    awaitDispatch?: boolean;
+  };
 }
 
 export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'newExceptionId' | 'traceparent'>): TransferDeps {

@@ -1,4 +1,4 @@
-import { AppError, invalidRequest, linkActiveSpanToSaga } from '@wallet/platform';
+import { AppError, addSagaLink, invalidRequest, linkActiveSpanToSaga } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
 import type { ApplyPrenoteCallback } from './prenote-callback.js';
@@ -51,6 +51,7 @@ export class HandleRailCallback {
       );
     }
     const json = parseObject(cmd.rawBody);
+    if (json.type === BULK_TYPE) return this.executeMany(cmd.rail, json);
     if (json.type === 'ach.prenote') {
       if (cmd.rail !== 'ACH') throw invalidRequest([{ path: 'rail', message: 'a prenote outcome comes from the ACH rail' }]);
       if (!this.prenotes) throw new AppError('SERVICE_UNAVAILABLE');
@@ -58,7 +59,49 @@ export class HandleRailCallback {
     }
     const body = parseBody(json);
     if (cmd.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'does not match the callback body' }]);
+    return this.applyOne(body);
+  }
 
+  /**
+   * A page of outcomes in one callback (docs/sandbox.md "Bulk outcomes"): every outcome is checked
+   * first (the page is refused as a whole when one is malformed or of another rail). The COMPLETED
+   * ones for transfers in the common case go through the saga in bulk (`completeMany`: one statement
+   * to COMPLETING, one ledger CommitBatch, one to COMPLETED); every other outcome, and any the bulk
+   * move did not win, through the single path, each on its own. An outcome that fails there does not
+   * stop the others; the first such failure is the page's answer once all were tried, so the provider
+   * sends the page again, and what was applied answers as a repeat.
+   */
+  private async executeMany(rail: string, json: Record<string, unknown>): Promise<RailCallbackResult> {
+    const bodies = parseMany(json);
+    const wrongRail = bodies.findIndex((b) => b.rail !== rail);
+    if (wrongRail >= 0) throw invalidRequest([{ path: `outcomes.${wrongRail}.rail`, message: 'does not match the callback rail' }]);
+    // A transfer's first COMPLETED outcome in the page; a second one for it is a repeat, taken singly.
+    const inBulk = new Map<string, CallbackBody>();
+    for (const b of bodies) if (b.status === 'COMPLETED' && !inBulk.has(b.transactionId)) inBulk.set(b.transactionId, b);
+    const finished = await this.saga.completeMany(
+      [...inBulk.values()].map((b) => ({ id: b.transactionId, rail: b.rail, providerTransferId: b.providerTransferId, callbackEventId: b.eventId })),
+    );
+    const won = new Set((finished ?? []).map((t) => t.id));
+    for (const t of finished ?? []) addSagaLink(t.traceparent, { 'wallet.transfer_id': t.id });
+    let duplicates = 0;
+    let failure: unknown;
+    for (const b of bodies) {
+      if (inBulk.get(b.transactionId) === b && won.has(b.transactionId)) continue;
+      try {
+        const r = await this.applyOne(b);
+        if (r.duplicate || !r.accepted) duplicates++;
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure) throw failure;
+    this.deps.log.info({ rail, outcomes: bodies.length, inBulk: won.size }, 'rail outcomes handled');
+    return { accepted: true, duplicate: duplicates === bodies.length };
+  }
+
+  /** One outcome, checked. */
+  private async applyOne(body: CallbackBody): Promise<RailCallbackResult> {
+    const { deps } = this;
     const outcome = {
       source: 'callback' as const,
       status: body.status,
@@ -120,7 +163,39 @@ function parseObject(raw: Buffer): Record<string, unknown> {
   }
 }
 
+/** The `type` of a page of outcomes in one callback. */
+export const BULK_TYPE = 'rail.outcomes';
+/** At most this many outcomes in one callback. */
+export const MAX_OUTCOMES = 1000;
+
+/** A page's outcomes, each checked as a single callback's body; problems under `outcomes.<i>.`. */
+function parseMany(json: Record<string, unknown>): CallbackBody[] {
+  const list = json.outcomes;
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_OUTCOMES) {
+    throw invalidRequest([{ path: 'outcomes', message: `must be a list of 1 to ${MAX_OUTCOMES} outcomes` }]);
+  }
+  const problems: Array<{ path: string; message: string }> = [];
+  const bodies: CallbackBody[] = [];
+  list.forEach((item: unknown, i) => {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) {
+      problems.push({ path: `outcomes.${i}`, message: 'must be an outcome object' });
+      return;
+    }
+    const found = bodyProblems(item as Record<string, unknown>);
+    if (Array.isArray(found)) problems.push(...found.map((p) => ({ path: `outcomes.${i}.${p.path}`, message: p.message })));
+    else bodies.push(found);
+  });
+  if (problems.length > 0) throw invalidRequest(problems.slice(0, 50));
+  return bodies;
+}
+
 function parseBody(b: Record<string, unknown>): CallbackBody {
+  const found = bodyProblems(b);
+  if (Array.isArray(found)) throw invalidRequest(found);
+  return found;
+}
+
+function bodyProblems(b: Record<string, unknown>): CallbackBody | Array<{ path: string; message: string }> {
   const problems: Array<{ path: string; message: string }> = [];
   const s = (k: string) => (typeof b[k] === 'string' && (b[k] as string).length > 0 ? (b[k] as string) : null);
   const eventId = s('eventId');
@@ -131,7 +206,7 @@ function parseBody(b: Record<string, unknown>): CallbackBody {
   if (!transactionId || !isUuid(transactionId)) problems.push({ path: 'transactionId', message: 'must be a transaction id' });
   if (rail !== 'BREB' && rail !== 'ACH') problems.push({ path: 'rail', message: 'must be BREB or ACH' });
   if (status !== 'COMPLETED' && status !== 'FAILED') problems.push({ path: 'status', message: 'must be COMPLETED or FAILED' });
-  if (problems.length > 0) throw invalidRequest(problems);
+  if (problems.length > 0) return problems;
   return {
     eventId: eventId!,
     transactionId: transactionId!.toLowerCase(),

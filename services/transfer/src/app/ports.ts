@@ -2,6 +2,8 @@ import type { KeyType } from '../domain/keys.js';
 import type { Limits } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
 import type { ApprovalRecord, ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
+import type { BulkMove } from '../domain/transfer-machine.js';
+import type { TransferMove } from './batch-ports.js';
 
 /** What the use cases need from the outside world; persistence/ and adapters/ implement it. */
 
@@ -187,6 +189,25 @@ export interface TransferStore {
     callbackEventId: string,
   ): Promise<TransferRecord | undefined>;
 
+  /**
+   * A page of the rail's outcomes applied without reading the transfers first (a bulk callback): the
+   * bulk move for every transfer of its rail in one of `move.from` whose callback was never handled,
+   * in ONE statement (compare-and-set per row, history, the callbacks recorded, the sweeper's look
+   * after `nextAttemptInMs`). Answers the transfers it moved, as they are now. The move emits nothing.
+   */
+  transitionOnCallbacks?(
+    move: BulkMove,
+    outcomes: ReadonlyArray<{ id: string; rail: Rail; callbackEventId: string; providerTransferId: string | null }>,
+    nextAttemptInMs: number,
+  ): Promise<TransferRecord[]>;
+
+  /**
+   * Many transfers into a final state at once (the bulk `committed`): compare-and-set per row, its
+   * completion instant, history and the row's event (built from the transfer as it will be), in ONE
+   * statement. Answers the ids it moved.
+   */
+  finishMany?(move: BulkMove, rows: TransferMove[]): Promise<Set<string>>;
+
   /** Counts a dispatch attempt BEFORE the rail is called (false: the transfer is no longer dispatchable). */
   recordDispatchIntent(id: string): Promise<boolean>;
   /**
@@ -301,6 +322,16 @@ export interface ReserveCommand {
   };
 }
 
+/** A send's hold as it was reserved (the movement is the transfer's id). */
+export interface CommitExpectation {
+  transferId: string;
+  holdId: string;
+  rail: Rail;
+  amount: bigint;
+  fee: bigint;
+  iva: bigint;
+}
+
 export interface LedgerPort {
   computeFees(companyId: string, rail: Rail, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
   /** The company's wallets; an empty list when none is provisioned. */
@@ -327,6 +358,13 @@ export interface LedgerPort {
     holdId: string,
     expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint },
   ): Promise<{ completedAt: Date | null }>;
+  /**
+   * Commits many holds of the company in one ledger call (a page of the rail's confirmations), each
+   * as `commit` with its expectation. Answers the transfers whose hold it committed (with the
+   * completion instant); a transfer absent was not committed (its hold not as expected, closed, or a
+   * twin's key): the caller commits it alone, which answers it exactly.
+   */
+  commitMany?(companyId: string, holds: CommitExpectation[]): Promise<Map<string, Date | null>>;
   /** Idempotent on `transfer:<id>:release`; the movement ends FAILED (default) or EXPIRED. */
   release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
   /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */
@@ -398,6 +436,12 @@ export type RailStatus =
 
 export interface RailPort {
   dispatch(t: TransferRecord, callbackUrl: string): Promise<DispatchResult>;
+  /**
+   * Many dispatches at once (a batch's page), where the rail takes a bulk submission: each transfer's
+   * result in the given order, as `dispatch` would have answered it. Optional: without it, each is
+   * dispatched on its own.
+   */
+  dispatchMany?(items: ReadonlyArray<{ t: TransferRecord; callbackUrl: string }>): Promise<DispatchResult[]>;
   status(rail: Rail, transferId: string): Promise<RailStatus>;
   /** ACH account validation: valid, invalid (422) or the rail is down. */
   validateAchAccount(

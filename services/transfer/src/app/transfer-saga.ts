@@ -118,7 +118,7 @@ export class TransferSaga {
   async applyBulk<T>(event: TransferEvent, actor: Actor, write: (move: BulkMove) => Promise<T>): Promise<T> {
     const spec = TRANSFER_MACHINE[event];
     if (!spec.bulk?.by.includes(actor) || !spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event} in bulk`);
-    if (spec.money) throw new Error(`${event} owes a money step: never applied in bulk`);
+    if (spec.money && !spec.bulk.moneyStepInBulk) throw new Error(`${event} owes a money step: never applied in bulk`);
     const move = { event, from: spec.from, to: spec.to, startsDispatchClock: spec.bulk.startsDispatchClock === true } as BulkMove;
     const out = await write(move);
     if (spec.emits) this.deps.eventsWritten();
@@ -318,6 +318,49 @@ export class TransferSaga {
     const won = await deps.store.transitionOnCallback(id, rail, spec.from, spec.to, p, outcome.callbackEventId);
     if (!won) return undefined;
     return { transfer: await this.settle(won, 'rail'), applied: true };
+  }
+
+  /**
+   * A page of the rail's COMPLETED outcomes (a bulk callback) for transfers not read first. COMPLETING
+   * is won for all of them in one statement (`rail_completed` in bulk: DISPATCHED, of this rail, the
+   * callback never handled, recorded with it), then their holds are committed in one ledger
+   * CommitBatch per company, then COMPLETED in one statement. A hold the batch did not commit is
+   * finished by the single step (`settle`, as the sweeper would: a replay, or a money exception).
+   * Answers the transfers it won (the caller takes every other outcome through the general path) and
+   * their state now. Undefined when the store or the ledger cannot do it in bulk.
+   */
+  async completeMany(
+    outcomes: ReadonlyArray<{ id: string; rail: TransferRecord['rail']; providerTransferId: string | null; callbackEventId: string }>,
+  ): Promise<TransferRecord[] | undefined> {
+    const { deps } = this;
+    const { store, ledger } = deps;
+    if (!store.transitionOnCallbacks || !store.finishMany || !ledger.commitMany) return undefined;
+    const grace = deps.settings.sweeperGraceSeconds * 1000;
+    const won = await this.applyBulk('rail_completed', 'rail', (move) => store.transitionOnCallbacks!(move, outcomes, grace));
+    const finished: TransferRecord[] = [];
+    const byCompany = new Map<string, TransferRecord[]>();
+    for (const t of won) {
+      // A transfer in COMPLETING without a hold cannot be committed: the single step says so (an exception).
+      if (!t.holdId) finished.push(await this.settle(t, 'rail'));
+      else if (byCompany.has(t.companyId)) byCompany.get(t.companyId)!.push(t);
+      else byCompany.set(t.companyId, [t]);
+    }
+    for (const [companyId, ts] of byCompany) {
+      const committed = await ledger.commitMany!(
+        companyId,
+        ts.map((t) => ({ transferId: t.id, holdId: t.holdId!, rail: t.rail, amount: t.amount, fee: t.fee.subtotalFee, iva: t.fee.ivaAmount })),
+      );
+      const rows = ts.flatMap((t) => {
+        if (!committed.has(t.id)) return [];
+        const next: TransferRecord = { ...t, state: TRANSFER_MACHINE.committed.to, completedAt: committed.get(t.id) ?? deps.now() };
+        return [{ id: t.id, holdId: null, rejectCode: null, completedAt: next.completedAt!, event: transferEvent(deps, 'completed')(next), next }];
+      });
+      const done = rows.length > 0 ? await this.applyBulk('committed', 'rail', (move) => store.finishMany!(move, rows)) : new Set<string>();
+      for (const r of rows) if (done.has(r.id)) finished.push(r.next);
+      // Not committed in the batch, or overtaken before COMPLETED: the single step, as the sweeper would.
+      for (const t of ts) if (!done.has(t.id)) finished.push(await this.settle(await this.reload(t), 'rail'));
+    }
+    return finished;
   }
 
   /** The rail says it failed (callback or status): RELEASING is won, then the release. */

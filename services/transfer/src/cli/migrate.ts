@@ -2,7 +2,7 @@ import { createLogger, Database } from '@wallet/platform';
 import { loadConfig } from '../config.js';
 import { TRANSFER_SCHEMA } from '../compose.js';
 import { TransferDataProtection } from '../persistence/data-protection.js';
-import { transferMigrations } from '../persistence/migrations/index.js';
+import { transferMigrations, transferOnlineIndexes } from '../persistence/migrations/index.js';
 
 /** `npm run migrate`: applies pending transfer migrations (the Helm pre-install/upgrade Job). */
 const config = loadConfig(process.env);
@@ -11,6 +11,7 @@ const db = await Database.open({
   url: config.DATABASE_URL,
   schema: TRANSFER_SCHEMA,
   migrations: transferMigrations(new TransferDataProtection(config.TRANSFER_DATA_KEY)),
+  onlineIndexes: transferOnlineIndexes,
   logger: log,
   poolMax: 2,
 });

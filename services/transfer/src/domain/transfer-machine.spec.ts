@@ -52,14 +52,19 @@ describe('the send saga table', () => {
 });
 
 describe('the send saga table: bulk moves go through the one writer (EXAMPLES.md B2)', () => {
-  it('every bulk event is a transition of the table that its bulk actors may apply singly too, and owes no money step', () => {
-    expect([...BULK_EVENTS].sort()).toEqual(['awaiting_approval', 'dispatched', 'quorum', 'reserve_refused', 'reserved']);
+  it('every bulk event is a transition of the table that its bulk actors may apply singly too; only one that declares it owes a money step', () => {
+    expect([...BULK_EVENTS].sort()).toEqual(['awaiting_approval', 'committed', 'dispatched', 'quorum', 'rail_completed', 'reserve_refused', 'reserved']);
     for (const e of BULK_EVENTS) {
       const t = TRANSFER_MACHINE[e];
       for (const a of t.bulk!.by) expect({ e, a, single: t.by.includes(a) }).toEqual({ e, a, single: true });
-      expect({ e, money: t.money }).toEqual({ e, money: undefined });
-      expect({ e, intoMoneyState: MONEY_STATES[t.to] }).toEqual({ e, intoMoneyState: undefined });
+      // Into a money state only with the step run in bulk by its writer (a page of the rail's confirmations).
+      const owes = t.bulk!.moneyStepInBulk === true;
+      expect({ e, money: t.money !== undefined, intoMoneyState: MONEY_STATES[t.to] !== undefined }).toEqual({ e, money: owes, intoMoneyState: owes });
     }
+    expect(BULK_EVENTS.filter((e) => TRANSFER_MACHINE[e].bulk!.moneyStepInBulk)).toEqual(['rail_completed']);
+    // Its step's closing event is a bulk move of the same writer.
+    expect(MONEY_STATES[TRANSFER_MACHINE.rail_completed.to]!.closes).toEqual(['committed']);
+    expect(TRANSFER_MACHINE.committed.bulk!.by).toEqual(expect.arrayContaining([...TRANSFER_MACHINE.rail_completed.bulk!.by]));
   });
 
   it('only the acceptance of a batch line starts its dispatch clock', () => {

@@ -49,13 +49,17 @@ export interface TransitionSpec {
   /** The event this transition writes to the outbox, in the same statement. */
   emits?: 'created' | 'awaiting_approval' | 'approved' | 'dispatched' | 'completed' | 'failed or rejected' | 'expired';
   /**
-   * Also applied to many transfers of one batch at once (one compare-and-set statement for the set,
-   * through `TransferSaga.applyBulk`), by these actors. A bulk move never owes a money step: money is
-   * moved for the whole batch before it (ReserveBatch) or per transfer after a single `apply`.
+   * Also applied to many transfers at once (one compare-and-set statement for the set, through
+   * `TransferSaga.applyBulk`), by these actors. Most bulk moves owe no money step: money is moved for
+   * the whole batch before it (ReserveBatch) or per transfer after a single `apply`.
    * `startsDispatchClock`: the move accepts the transfers for dispatch, so RAIL_DISPATCH_TIMEOUT_SECONDS
    * counts from it (a batch's lines are recorded at execute, possibly long before they are funded).
+   * `moneyStepInBulk`: the move enters a money state, and its writer runs the step for the transfers it
+   * won together (a page of the rail's confirmations: one ledger CommitBatch, `TransferSaga.completeMany`),
+   * only after winning; the transfers are scheduled for the sweeper after the grace, as a single move
+   * into a money state is, so a writer that dies between leaves the step to the sweeper.
    */
-  bulk?: { by: readonly Actor[]; startsDispatchClock?: true };
+  bulk?: { by: readonly Actor[]; startsDispatchClock?: true; moneyStepInBulk?: true };
   why: string;
 }
 
@@ -156,8 +160,15 @@ export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> =
     why: 'RAIL_DISPATCH_TIMEOUT_SECONDS passed and the rail says it never received it',
   },
   // ── outcome ──
-  rail_completed: { from: ['DISPATCHED'], to: 'COMPLETING', by: ['rail', 'sweeper'], money: 'commit', why: 'the rail paid it (callback or status)' },
-  committed: { from: ['COMPLETING'], to: 'COMPLETED', by: ANYONE, emits: 'completed', why: 'the hold is committed' },
+  rail_completed: {
+    from: ['DISPATCHED'],
+    to: 'COMPLETING',
+    by: ['rail', 'sweeper'],
+    money: 'commit',
+    bulk: { by: ['rail'], moneyStepInBulk: true },
+    why: 'the rail paid it (callback or status)',
+  },
+  committed: { from: ['COMPLETING'], to: 'COMPLETED', by: ANYONE, emits: 'completed', bulk: { by: ['rail'] }, why: 'the hold is committed' },
   rail_failed: { from: ['DISPATCHED'], to: 'RELEASING', by: ['rail', 'sweeper'], money: 'release', why: 'the rail failed it (callback or status)' },
   released: { from: ['RELEASING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the hold is released' },
   expired_released: { from: ['EXPIRING'], to: 'EXPIRED', by: ANYONE, emits: 'expired', why: 'the hold is released' },

@@ -1,5 +1,6 @@
 import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import {
+  BATCH_FINAL_STATES,
   FINISHED_ITEM_STATUSES,
   itemStatus,
   type BatchItemDraft,
@@ -40,7 +41,7 @@ import type {
 import type { TransferDataProtection } from './data-protection.js';
 import type { BulkMove } from '../domain/transfer-machine.js';
 import { addSignature, approve, lockLive, makeDue, markRejected, ms, type ApprovalRow } from './approval.store.js';
-import { limitLockKeySql, storedDestination, toTransfer, type TransferRow } from './transfer.store.js';
+import { limitLockKeySql, storedDestination, toTransfer, transitionTransfersStatement, type TransferRow } from './transfer.store.js';
 
 interface BatchRow {
   id: string;
@@ -125,6 +126,29 @@ const ITEM_STATUS_SQL = `case when i.status <> 'EXECUTED' then i.status
   when t.state = 'COMPLETED' then 'COMPLETED' when t.state in ('FAILED', 'REJECTED') then 'FAILED'
   when t.state in ('AWAITING_APPROVAL', 'EXPIRING') then 'AWAITING_APPROVAL' when t.state = 'EXECUTING' then 'EXECUTING'
   when t.state = 'EXPIRED' then 'EXPIRED' else 'PENDING' end`;
+
+/** A batch's totals and items by status (the part of its summary its items make). */
+type ItemsSummary = Pick<BatchSummary, 'totals' | 'byStatus'>;
+
+/** `final_summary` as stored: amounts as decimal strings (JSON has no 64-bit integers). */
+interface StoredSummary {
+  totals: Array<{ rail: Rail; count: number; amount: string; fee: string; iva: string; total: string }>;
+  byStatus: Array<{ status: ItemStatus; count: number; amount: string }>;
+}
+
+function toStoredSummary(s: ItemsSummary): StoredSummary {
+  return {
+    totals: s.totals.map((t) => ({ rail: t.rail, count: t.count, amount: String(t.amount), fee: String(t.fee), iva: String(t.iva), total: String(t.total) })),
+    byStatus: s.byStatus.map((x) => ({ status: x.status, count: x.count, amount: String(x.amount) })),
+  };
+}
+
+function fromStoredSummary(s: StoredSummary): ItemsSummary {
+  return {
+    totals: s.totals.map((t) => ({ rail: t.rail, count: t.count, amount: BigInt(t.amount), fee: BigInt(t.fee), iva: BigInt(t.iva), total: BigInt(t.total) })),
+    byStatus: s.byStatus.map((x) => ({ status: x.status, count: x.count, amount: BigInt(x.amount) })),
+  };
+}
 
 /** Bulk payouts on Postgres (schema `transfer`), plain SQL: multi-row statements over unnest, never one per item. */
 export class SqlBatchStore implements BatchStore {
@@ -237,9 +261,61 @@ export class SqlBatchStore implements BatchStore {
     return rows[0] && toBatch(rows[0]);
   }
 
-  /** Batches with their totals and items by status (one grouped read for all of them). */
+  /**
+   * Batches with their totals and items by status. A finished batch's summary is the one its move into a final
+   * state kept (`final_summary`: it never changes again), read by primary key. The others are one grouped read
+   * for all of them: an executed item's transfer carries the item's batch id, so the transfers are read by batch
+   * (`transfers_batch_items_idx`, transferOnlineIndexes: one index-only range per batch, hashed against the
+   * items) rather than one primary-key probe per item into the whole table; a plan test in
+   * batch-summary-plan.test.ts. A finished batch without one (finished before the column) gets it kept here.
+   */
   async summaries(batches: BatchRecord[]): Promise<BatchSummary[]> {
     if (batches.length === 0) return [];
+    const finished = batches.filter((b) => BATCH_FINAL_STATES.includes(b.state)).map((b) => b.id);
+    const kept = finished.length > 0 ? await this.keptSummaries(finished) : new Map<string, ItemsSummary>();
+    const rest = batches.filter((b) => !kept.has(b.id));
+    const computed = rest.length > 0 ? await this.groupedSummaries(rest) : new Map<string, ItemsSummary>();
+    const toKeep = rest.filter((b) => BATCH_FINAL_STATES.includes(b.state));
+    if (toKeep.length > 0) await this.keepSummaries(toKeep.map((b) => ({ id: b.id, summary: computed.get(b.id)! })));
+    const approvals = await this.approvals(batches.map((b) => b.id));
+    return batches.map((b) => {
+      const s = kept.get(b.id) ?? computed.get(b.id)!;
+      return {
+        ...b,
+        approval: approvals.get(b.id) ?? null,
+        totals: s.totals,
+        byStatus: s.byStatus,
+        finishedCount: s.byStatus.filter((x) => FINISHED_ITEM_STATUSES.includes(x.status)).reduce((n, x) => n + x.count, 0),
+      };
+    });
+  }
+
+  /** The summaries kept by finished batches (those that have one). */
+  private async keptSummaries(ids: string[]): Promise<Map<string, ItemsSummary>> {
+    const rows = await this.q<{ id: string; s: StoredSummary }>(
+      `select id::text as id, final_summary as s from transfer.batches where id = any(?::uuid[]) and final_summary is not null`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, fromStoredSummary(r.s)]));
+  }
+
+  /** Keeps finished batches' summaries computed on read (batches finished before `final_summary`): once each. */
+  private async keepSummaries(rows: Array<{ id: string; summary: ItemsSummary }>): Promise<void> {
+    await this.q(
+      `update transfer.batches b set final_summary = v.s
+         from unnest(?::uuid[], ?::jsonb[]) as v(id, s)
+        where b.id = v.id and b.final_summary is null and b.state = any(?::text[])`,
+      [rows.map((r) => r.id), rows.map((r) => JSON.stringify(toStoredSummary(r.summary))), [...BATCH_FINAL_STATES]],
+    );
+  }
+
+  /** Totals and items by status, grouped from the items and their transfers, for batches without a kept summary. */
+  private async groupedSummaries(batches: BatchRecord[]): Promise<Map<string, ItemsSummary>> {
+    // One batch (GetBatch, every look of the batch sweeper) is its own statement: the generic plan of
+    // `= any($1)` reckons an array matches many batches' items and reads the whole batch_items table.
+    const one = batches.length === 1;
+    const which = one ? '= ?::uuid' : '= any(?::uuid[])';
+    const ids = one ? batches[0]!.id : batches.map((b) => b.id);
     const rows = await this.q<{
       batch_id: string;
       status: ItemStatus;
@@ -255,40 +331,41 @@ export class SqlBatchStore implements BatchStore {
               (i.status in ('VALID', 'EXECUTED')) as counts_total,
               count(*)::integer as n, coalesce(sum(i.amount), 0)::text as amount, coalesce(sum(i.subtotal_fee), 0)::text as fee,
               coalesce(sum(i.iva_amount), 0)::text as iva, coalesce(sum(i.total_charged), 0)::text as total
-         from transfer.batch_items i left join transfer.transfers t on t.id = i.transfer_id
-        where i.batch_id = any(?::uuid[])
+         from transfer.batch_items i
+         left join transfer.transfers t on t.batch_id ${which} and t.batch_id = i.batch_id and t.id = i.transfer_id
+        where i.batch_id ${which}
         group by 1, 2, 3, 4`,
-      [batches.map((b) => b.id)],
+      [ids, ids],
     );
-    const approvals = await this.approvals(batches.map((b) => b.id));
-    return batches.map((b) => {
-      const mine = rows.filter((r) => r.batch_id === b.id);
-      const byStatus = new Map<ItemStatus, { status: ItemStatus; count: number; amount: bigint }>();
-      const totals = new Map<Rail, BatchTotals>();
-      for (const r of mine) {
-        const s = byStatus.get(r.status) ?? { status: r.status, count: 0, amount: 0n };
-        s.count += r.n;
-        s.amount += centsFromDb(r.amount);
-        byStatus.set(r.status, s);
-        if (r.counts_total && r.rail) {
-          const t = totals.get(r.rail) ?? { rail: r.rail, count: 0, amount: 0n, fee: 0n, iva: 0n, total: 0n };
-          t.count += r.n;
-          t.amount += centsFromDb(r.amount);
-          t.fee += centsFromDb(r.fee);
-          t.iva += centsFromDb(r.iva);
-          t.total += centsFromDb(r.amount) + centsFromDb(r.fee) + centsFromDb(r.iva);
-          totals.set(r.rail, t);
+    return new Map(
+      batches.map((b) => {
+        const mine = rows.filter((r) => r.batch_id === b.id);
+        const byStatus = new Map<ItemStatus, { status: ItemStatus; count: number; amount: bigint }>();
+        const totals = new Map<Rail, BatchTotals>();
+        for (const r of mine) {
+          const s = byStatus.get(r.status) ?? { status: r.status, count: 0, amount: 0n };
+          s.count += r.n;
+          s.amount += centsFromDb(r.amount);
+          byStatus.set(r.status, s);
+          if (r.counts_total && r.rail) {
+            const t = totals.get(r.rail) ?? { rail: r.rail, count: 0, amount: 0n, fee: 0n, iva: 0n, total: 0n };
+            t.count += r.n;
+            t.amount += centsFromDb(r.amount);
+            t.fee += centsFromDb(r.fee);
+            t.iva += centsFromDb(r.iva);
+            t.total += centsFromDb(r.amount) + centsFromDb(r.fee) + centsFromDb(r.iva);
+            totals.set(r.rail, t);
+          }
         }
-      }
-      const list = [...byStatus.values()].sort((x, y) => x.status.localeCompare(y.status));
-      return {
-        ...b,
-        approval: approvals.get(b.id) ?? null,
-        totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)),
-        byStatus: list,
-        finishedCount: list.filter((s) => FINISHED_ITEM_STATUSES.includes(s.status)).reduce((n, s) => n + s.count, 0),
-      };
-    });
+        return [
+          b.id,
+          {
+            totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)),
+            byStatus: [...byStatus.values()].sort((x, y) => x.status.localeCompare(y.status)),
+          },
+        ];
+      }),
+    );
   }
 
   /** The approvals of these batches (multi-signature), with their signatures, by batch id. */
@@ -565,8 +642,7 @@ export class SqlBatchStore implements BatchStore {
   async transitionTransfers(batchId: string, move: BulkMove, rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number> {
     if (rows.length === 0) return 0;
     const st = transitionTransfersStatement(batchId, move, rows, nextAttemptNow ? 0 : null, reason);
-    const res = await this.q<{ n: number }>(st.sql, st.params);
-    return res[0]?.n ?? 0;
+    return (await this.q<{ id: string }>(st.sql, st.params)).length;
   }
 
   /**
@@ -624,7 +700,8 @@ export class SqlBatchStore implements BatchStore {
             next_attempt_at = case when $6::boolean then null when $7::boolean then now() + ($8::bigint * interval '1 millisecond') else next_attempt_at end,
             completed_at = case when $9::boolean then now() else completed_at end,
             cancelled_at = case when $10::boolean then now() else cancelled_at end,
-            executed_at = case when $3 = 'VALIDATED' then null else executed_at end
+            executed_at = case when $3 = 'VALIDATED' then null else executed_at end,
+            final_summary = coalesce($13::jsonb, final_summary)
           where id = $1::uuid and company_id = $2 and state = any($11::text[])
             and ($12::uuid is null or exists (select 1 from transfer.batch_items i where i.batch_id = $1::uuid and i.transfer_id = $12::uuid))
           returning ${BATCH_COLS}`,
@@ -641,6 +718,7 @@ export class SqlBatchStore implements BatchStore {
           patch.cancelled === true,
           [...move.from],
           patch.executionOf ?? null,
+          patch.finalSummary ? JSON.stringify(toStoredSummary(patch.finalSummary)) : null,
         ],
       );
       const row = rows[0];
@@ -829,45 +907,4 @@ async function outbox(tx: PreparedTx, events: OutboxEvent[]): Promise<void> {
     events.map((e) => JSON.stringify(e.payload)),
     events.map((e) => JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {})),
   ]);
-}
-
-/**
- * The statement of `transitionTransfers`: compare-and-set per row, history, outbox. `nextAttemptInMs`:
- * when the transfer sweeper may look at them (null: never; the batch owns them).
- */
-export function transitionTransfersStatement(
-  batchId: string,
-  move: BulkMove,
-  rows: TransferMove[],
-  nextAttemptInMs: number | null,
-  reason: string,
-): { sql: string; params: unknown[] } {
-  return {
-    sql: `with v as (select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[])
-              as v(id, hold_id, reject_code, event_id, subject, payload, headers)),
-         u as (update transfer.transfers t set state = $8, hold_id = coalesce(v.hold_id, t.hold_id), reject_code = coalesce(v.reject_code, t.reject_code),
-                  next_attempt_at = case when $9::bigint is null then null else now() + ($9::bigint * interval '1 millisecond') end,
-                  finished_at = case when $8 in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED') then now() else finished_at end, updated_at = now(),
-                  accepted_at = case when $13::boolean then now() else t.accepted_at end
-                 from v where t.id = v.id and t.batch_id = $10::uuid and t.state = any($11::text[]) returning t.id),
-         h as (insert into transfer.state_history (transfer_id, state, reason) select id, $8, $12 from u),
-         o as (insert into transfer.outbox (id, subject, payload, headers)
-               select v.event_id, v.subject, v.payload, v.headers from v join u on u.id = v.id where v.event_id is not null)
-       select count(*)::integer as n from u`,
-    params: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.holdId),
-      rows.map((r) => r.rejectCode),
-      rows.map((r) => r.event?.id ?? null),
-      rows.map((r) => r.event?.subject ?? null),
-      rows.map((r) => (r.event ? JSON.stringify(r.event.payload) : null)),
-      rows.map((r) => JSON.stringify(r.event?.traceparent ? { traceparent: r.event.traceparent } : {})),
-      move.to,
-      nextAttemptInMs === null ? null : String(Math.max(0, Math.round(nextAttemptInMs))),
-      batchId,
-      [...move.from],
-      reason,
-      move.startsDispatchClock,
-    ],
-  };
 }

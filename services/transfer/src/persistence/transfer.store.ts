@@ -4,6 +4,8 @@ import { checkCounterpartyLimits, type Limits } from '../domain/counterparty-lim
 import type { KeyType } from '../domain/keys.js';
 import type { ApproverRole, PolicyDecision } from '../domain/approval-policy.js';
 import type { Rail } from '../domain/rails.js';
+import type { BulkMove } from '../domain/transfer-machine.js';
+import type { TransferMove } from '../app/batch-ports.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDataProtection } from './data-protection.js';
 import {
@@ -520,6 +522,45 @@ export class SqlTransferStore implements TransferStore {
     return rows[0] && toTransfer(rows[0], this.protection);
   }
 
+  async transitionOnCallbacks(
+    move: BulkMove,
+    outcomes: ReadonlyArray<{ id: string; rail: Rail; callbackEventId: string; providerTransferId: string | null }>,
+    nextAttemptInMs: number,
+  ): Promise<TransferRecord[]> {
+    if (outcomes.length === 0) return [];
+    if (FINAL_STATES.includes(move.to) || referenceEffect(move.from, move.to) !== 'none') throw new Error(`${move.event} is not a callback's bulk move`);
+    const rows = await this.run<TransferRow>(
+      `with v as (select * from unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) as v(id, rail, event_id, provider_id)),
+         t as (update transfer.transfers t set state = $5, provider_transfer_id = coalesce(v.provider_id, t.provider_transfer_id),
+                  next_attempt_at = now() + ($6::bigint * interval '1 millisecond'), updated_at = now()
+                 from v where t.id = v.id and t.rail = v.rail and t.state = any($7::text[])
+                  and not exists (select 1 from transfer.rail_callbacks c where c.event_id = v.event_id)
+               returning t.*),
+         h as (insert into transfer.state_history (transfer_id, state, reason) select id, state, $8 from t),
+         c as (insert into transfer.rail_callbacks (event_id, transfer_id, rail, status)
+               select v.event_id, t.id, t.rail, t.state from t join v on v.id = t.id on conflict (event_id) do nothing)
+       select * from t`,
+      [
+        outcomes.map((o) => o.id),
+        outcomes.map((o) => o.rail),
+        outcomes.map((o) => o.callbackEventId),
+        outcomes.map((o) => o.providerTransferId || null),
+        move.to,
+        ms(nextAttemptInMs),
+        [...move.from],
+        'rail outcomes (bulk callback)',
+      ],
+    );
+    return rows.map((r) => toTransfer(r, this.protection));
+  }
+
+  async finishMany(move: BulkMove, rows: TransferMove[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    if (!FINAL_STATES.includes(move.to) || referenceEffect(move.from, move.to) !== 'none') throw new Error(`${move.event} is not a bulk finish`);
+    const st = transitionTransfersStatement(null, move, rows, null, null);
+    return new Set((await this.run<{ id: string }>(st.sql, st.params)).map((r) => r.id));
+  }
+
   async recordDispatchIntent(id: string): Promise<boolean> {
     const rows = await this.run(
       `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, last_dispatch_at = now(), updated_at = now()
@@ -744,5 +785,52 @@ function toAml(r: AmlRow): AmlEntry {
     reason: r.reason,
     createdAt: date(r.created_at),
     removedAt: dateOrNull(r.removed_at),
+  };
+}
+
+/**
+ * Many transfers through ONE event of the send saga's table (the caller checked it: `TransferSaga.applyBulk`),
+ * in one statement: compare-and-set per row (state in `move.from`; of batch `batchId` when given), the
+ * row's hold, refusal code and completion instant when it carries them, history, and the outbox event
+ * of each row that moved. `nextAttemptInMs`: when the transfer sweeper may look at them (null: never; a
+ * batch owns them, or the state is final). Answers the ids that moved.
+ */
+export function transitionTransfersStatement(
+  batchId: string | null,
+  move: BulkMove,
+  rows: TransferMove[],
+  nextAttemptInMs: number | null,
+  reason: string | null,
+): { sql: string; params: unknown[] } {
+  return {
+    sql: `with v as (select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $14::timestamptz[])
+              as v(id, hold_id, reject_code, event_id, subject, payload, headers, completed_at)),
+         u as (update transfer.transfers t set state = $8, hold_id = coalesce(v.hold_id, t.hold_id), reject_code = coalesce(v.reject_code, t.reject_code),
+                  completed_at = coalesce(v.completed_at, t.completed_at),
+                  next_attempt_at = case when $9::bigint is null then null else now() + ($9::bigint * interval '1 millisecond') end,
+                  finished_at = case when $15::boolean then now() else finished_at end, updated_at = now(),
+                  accepted_at = case when $13::boolean then now() else t.accepted_at end
+                 from v where t.id = v.id and ($10::uuid is null or t.batch_id = $10::uuid) and t.state = any($11::text[]) returning t.id),
+         h as (insert into transfer.state_history (transfer_id, state, reason) select id, $8, $12 from u),
+         o as (insert into transfer.outbox (id, subject, payload, headers)
+               select v.event_id, v.subject, v.payload, v.headers from v join u on u.id = v.id where v.event_id is not null)
+       select id::text as id from u`,
+    params: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.holdId),
+      rows.map((r) => r.rejectCode),
+      rows.map((r) => r.event?.id ?? null),
+      rows.map((r) => r.event?.subject ?? null),
+      rows.map((r) => (r.event ? JSON.stringify(r.event.payload) : null)),
+      rows.map((r) => JSON.stringify(r.event?.traceparent ? { traceparent: r.event.traceparent } : {})),
+      move.to,
+      nextAttemptInMs === null ? null : String(Math.max(0, Math.round(nextAttemptInMs))),
+      batchId,
+      [...move.from],
+      reason,
+      move.startsDispatchClock,
+      rows.map((r) => r.completedAt?.toISOString() ?? null),
+      FINAL_STATES.includes(move.to),
+    ],
   };
 }

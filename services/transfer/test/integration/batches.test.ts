@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { metricsRegistry } from '@wallet/platform';
+import { eventually } from '@wallet/platform/testing';
 import { transferV1 } from '@wallet/proto';
 import {
   FeeOperation,
@@ -37,6 +39,11 @@ describe('bulk payouts (transfer service)', () => {
     transferV1.BatchItemInput.fromPartial({ seq, line: 0, send: { ...send, requestHash: '' }, ...extra });
   const create = (co: CompanySetup, items: transferV1.BatchItemInput[], extra: Partial<transferV1.CreateBatchRequest> = {}) =>
     h.client.createBatch(transferV1.CreateBatchRequest.fromPartial({ mode: 'ALL', source: 'JSON', requestHash: randomUUID(), items, ...extra }), ctxOf(co.id));
+  /** The transfer service's provider calls so far (wallet_rail_requests_total, every outcome), of one rail and operation. */
+  const railCalls = async (rail: string, operation: string) => {
+    const m = await metricsRegistry.getSingleMetric('wallet_rail_requests_total')!.get();
+    return m.values.filter((v) => v.labels.rail === rail && v.labels.operation === operation).reduce((n, v) => n + v.value, 0);
+  };
   const get = (co: CompanySetup, id: string) => h.client.getBatch({ batchId: id }, ctxOf(co.id));
   const waitFinal = async (co: CompanySetup, id: string, timeoutMs = 20_000) => {
     const deadline = Date.now() + timeoutMs;
@@ -137,6 +144,104 @@ describe('bulk payouts (transfer service)', () => {
     // executing again answers the batch as it is
     expect((await h.client.executeBatch({ batchId: id }, ctxOf(co.id))).state).toBe('COMPLETED');
   });
+
+  /*
+   * Issue 44: GET /transfers/batches grouped every item of every batch on the page with its transfer (184 ms for 20
+   * batches of 5,000). A finished batch's items never change again, so its move into the final state keeps the
+   * summary and the reads take it from there. Shown by tampering with an item behind the service's back: the kept
+   * summary does not see it; a batch finished before the column (summary cleared) is grouped once and kept.
+   */
+  it('a finished batch keeps its summary: GetBatch and ListBatches read it kept; one without it is summarised once and kept', async () => {
+    const co = await newCompany(h, { breb: 5_000_000n, ach: 5_000_000n, brebFee: [100n, 0], achFee: [200n, 0] });
+    const r = await create(co, [
+      item(1, await brebSend(h, co, '3001112233', 100_000n, { reference: 'k-1' })),
+      item(2, achSend(co, 300_000n, { reference: 'k-2' })),
+    ]);
+    const id = r.batch!.id;
+    // while it runs nothing is kept
+    await h.client.executeBatch({ batchId: id }, ctxOf(co.id));
+    const kept = async () =>
+      (await h.ledger.db.query<{ s: unknown }>('select final_summary as s from transfer.batches where id = ?::uuid', [id]))[0]!.s as {
+        byStatus: unknown[];
+      } | null;
+    const done = await waitFinal(co, id);
+    expect(done.state).toBe('COMPLETED');
+    const expected = {
+      totals: [
+        { rail: 'ACH', count: 1, amount: '300000', fee: '200', iva: '0', total: '300200' },
+        { rail: 'BREB', count: 1, amount: '100000', fee: '100', iva: '0', total: '100100' },
+      ],
+      byStatus: [{ status: 'COMPLETED', count: 2, amount: '400000' }],
+    };
+    expect(await kept()).toEqual(expected);
+    // an item changed behind the service's back: the reads answer the kept summary, not a regrouping
+    await h.ledger.db.query('update transfer.batch_items set amount = amount + 1 where batch_id = ?::uuid and seq = 1', [id]);
+    const summaryOf = (b: transferV1.Batch) => ({ byStatus: b.byStatus, totals: b.totals.map((t) => [t.rail, t.count, t.amount, t.total]) });
+    const want = {
+      byStatus: [{ status: 'COMPLETED', count: 2, amount: 400_000n }],
+      totals: [
+        ['RAIL_ACH', 1, 300_000n, 300_200n],
+        ['RAIL_BREB', 1, 100_000n, 100_100n],
+      ],
+    };
+    expect(summaryOf(await get(co, id))).toEqual(want);
+    const listed = (await h.client.listBatches({ limit: 10 }, ctxOf(co.id))).items.find((b) => b.id === id)!;
+    expect(summaryOf(listed)).toEqual(want);
+    expect(listed.finishedCount).toBe(2);
+    // finished before the column: grouped on read (the tampered amount shows), kept once, then read kept
+    await h.ledger.db.query('update transfer.batches set final_summary = null where id = ?::uuid', [id]);
+    const regrouped = { ...want, byStatus: [{ status: 'COMPLETED', count: 2, amount: 400_001n }] };
+    expect(summaryOf((await h.client.listBatches({ limit: 10 }, ctxOf(co.id))).items.find((b) => b.id === id)!)).toMatchObject({
+      byStatus: regrouped.byStatus,
+    });
+    expect((await kept())?.byStatus).toEqual([{ status: 'COMPLETED', count: 2, amount: '400001' }]);
+    await h.ledger.db.query('update transfer.batch_items set amount = amount - 1 where batch_id = ?::uuid and seq = 1', [id]);
+    expect((await get(co, id)).byStatus).toEqual(regrouped.byStatus);
+  });
+
+  it('a batch larger than a page is dispatched by pages in flight (BATCH_DISPATCH_PAGES): one bulk submission per page, every line once', async () => {
+    // An instance without the sweepers' safety net (the harness's transfer sweeper looks every 100 ms and takes
+    // any due RESERVED line, up to 50, on its own), so every line here is dispatched by the batch's own pages.
+    await h.stopTransferInstances();
+    await h.startTransferInstance({ SWEEPER_INTERVAL_MS: '3600000', BATCH_DISPATCH_PAGES: '2' });
+    let restored = false;
+    try {
+      const co = await newCompany(h, { breb: 20_000_000n });
+      const send = await brebSend(h, co, '3004445566', 1_000n);
+      const n = 450;
+      const r = await create(
+        co,
+        Array.from({ length: n }, (_, i) => item(i + 1, { ...send, amount: 1_000n + BigInt(i) * 100n, reference: `pg-${i}` })),
+      );
+      const id = r.batch!.id;
+      const [bulk0, single0] = [await railCalls('BREB', 'dispatch_bulk'), await railCalls('BREB', 'dispatch')];
+      expect((await h.client.executeBatch({ batchId: id }, ctxOf(co.id))).state).toBe('EXECUTING');
+      const states = () =>
+        h.ledger.db.query<{ state: string; attempts: number; n: number }>(
+          'select state, dispatch_attempts as attempts, count(*)::int as n from transfer.transfers where batch_id = ?::uuid group by 1, 2',
+          [id],
+        );
+      // Every line completed (the batch's own close waits for the batch sweeper, off here), each dispatched once.
+      expect(await eventually(async () => ((await states()).some((x) => x.state !== 'COMPLETED') ? undefined : states()), 60_000, 200)).toEqual([
+        { state: 'COMPLETED', attempts: 1, n },
+      ]);
+      // Three pages (200, 200, 50), each one bulk submission; no line sent on its own.
+      expect([(await railCalls('BREB', 'dispatch_bulk')) - bulk0, (await railCalls('BREB', 'dispatch')) - single0]).toEqual([3, 0]);
+      await holdsMatch(id);
+      expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 20_000_000n - BigInt(n) * 1_000n - 100n * BigInt((n * (n - 1)) / 2), pending: 0n });
+      await h.stopTransferInstances();
+      await h.startTransferInstance();
+      restored = true;
+      // The batch's next look was an hour away (that instance's poll): as if the hour passed, the new one closes it.
+      await h.ledger.db.query('update transfer.batches set next_attempt_at = now() where id = ?::uuid', [id]);
+      expect((await waitFinal(co, id)).state).toBe('COMPLETED');
+    } finally {
+      if (!restored) {
+        await h.stopTransferInstances();
+        await h.startTransferInstance();
+      }
+    }
+  }, 120_000);
 
   it('a batch beyond the balance: INSUFFICIENT_BALANCE with the shortfall, nothing held, the batch VALIDATED again', async () => {
     const co = await newCompany(h, { breb: 150_000n, brebFee: [0n, 0] });

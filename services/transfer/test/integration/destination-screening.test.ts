@@ -37,7 +37,9 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
     // The races under test are the counterparty limits' claims. The parallel ACH payouts' account validations at the
     // rail are concurrent too: on a loaded 2-core machine one can take longer than the default 2 s provider timeout and
     // answer ACH_RAIL_UNAVAILABLE before any claim (as in concurrency.test.ts), so this file gives the rail that time.
-    h = await startHarness({ transferEnv: { PROVIDER_HTTP_TIMEOUT_MS: '15000' } });
+    // The parallel payouts race the limits, not the sweeper: a send still RECEIVED after the harness's 1 s grace (a
+    // loaded full run) would be given up by design and change the count (concurrency.test.ts, the same setting).
+    h = await startHarness({ transferEnv: { PROVIDER_HTTP_TIMEOUT_MS: '15000', SWEEPER_GRACE_SECONDS: '60' } });
   });
   afterAll(async () => {
     await h?.stop();

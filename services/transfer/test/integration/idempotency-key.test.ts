@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
+import { transferRecord } from './transfer-record.js';
 import {
   Rail,
   achSend,
@@ -141,31 +142,12 @@ describe('Idempotency-Key on Send', () => {
     const store = new SqlTransferStore(h.transfer!.db, testProtection);
     const co = await newCompany(h, { breb: 100_000n });
     const req = transferV1.SendRequest.fromPartial({ ...(await brebSend(h, co, '3007770002', 10_000n)), idempotencyKey: 'orphan-1' });
-    const orphan: TransferRecord = {
-      id: randomUUID(),
+    const orphan: TransferRecord = transferRecord({
       companyId: co.id,
-      apiKeyId: null,
-      rail: 'BREB',
-      state: 'RECEIVED',
-      amount: 10_000n,
-      fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n },
       targetName: req.targetName!,
       targetDocument: req.targetDocument!,
-      reference: null,
-      description: null,
       destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3007770002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
-      holdId: null,
-      providerTransferId: null,
-      errorMessage: null,
-      dispatchAttempts: 0,
-      approval: null,
-      approvedAt: null,
-      releaseEvent: null,
-      rejectedBy: null,
-      createdAt: new Date(),
-      dispatchedAt: null,
-      completedAt: null,
-    };
+    });
     // What a request leaves behind when it dies right after recording RECEIVED (the sweeper looks after 1.5 s).
     expect(
       await store.insertWithinLimits(orphan, req.targetDocument!, { dayStart: new Date(0), monthStart: new Date(0) }, NO_LIMITS, 1_500, {

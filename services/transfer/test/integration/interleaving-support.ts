@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError, signPayload } from '@wallet/platform';
 import type { Choreography } from '@wallet/platform/testing';
 import type { BrebDirectoryPort, DispatchResult, RailPort, RailStatus } from '../../src/app/ports.js';
@@ -8,6 +9,49 @@ type Outcome = 'COMPLETED' | 'FAILED';
 
 /** The one Bre-B key the interleaving tests pay, and its holder. */
 export const KEY = { keyValue: '3001112233', recipient: { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678' } };
+
+/** A send of `amount` to KEY by the company, as the request path makes it (a new request hash unless given). */
+export function sendToKey(
+  uc: TransferUseCases,
+  co: { id: string; profile: Parameters<TransferUseCases['send']['execute']>[1]['company'] },
+  amount: bigint,
+  o: { requestHash?: string; reference?: string } = {},
+) {
+  return uc.send.execute(
+    { companyId: co.id },
+    {
+      amount,
+      brebKey: { type: 'PHONE', value: KEY.keyValue },
+      targetName: KEY.recipient.fullName,
+      targetDocument: KEY.recipient.idValue,
+      company: co.profile,
+      requestHash: o.requestHash ?? randomUUID(),
+      ...(o.reference ? { reference: o.reference } : {}),
+    },
+  );
+}
+
+/**
+ * An actor that makes one call at its point `call` and records how it ended in `into`: `show` of its
+ * answer (`ok` by default), or the error's code.
+ */
+export function recordedActor(
+  c: Choreography,
+  into: string[],
+  label: string,
+  fn: () => Promise<unknown>,
+  show: (answer: unknown) => string = () => 'ok',
+): Promise<void> {
+  return c.actor(label, async () => {
+    await c.point('call');
+    into.push(
+      await fn().then(
+        (r) => `${label}: ${show(r)}`,
+        (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`,
+      ),
+    );
+  });
+}
 
 /** A directory that always finds KEY active (the interleavings are about the saga, not the lookup). */
 export const directory: BrebDirectoryPort = {
@@ -34,6 +78,8 @@ export class ScriptedRail implements RailPort {
       outcome: Outcome | ((t: TransferRecord) => Outcome);
       callbacks: number;
       contradict?: boolean;
+      /** Each outcome as a page of outcomes (`type: "rail.outcomes"`, docs/sandbox.md "Bulk outcomes"). */
+      bulk?: boolean;
     },
   ) {}
 
@@ -61,16 +107,15 @@ export class ScriptedRail implements RailPort {
   }
 
   private async callback(t: TransferRecord, eventId: string, status: Outcome, label: string): Promise<void> {
-    const body = Buffer.from(
-      JSON.stringify({
-        eventId,
-        transactionId: t.id,
-        providerTransferId: `prov-${t.id}`,
-        rail: t.rail,
-        status,
-        errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
-      }),
-    );
+    const outcome = {
+      eventId,
+      transactionId: t.id,
+      providerTransferId: `prov-${t.id}`,
+      rail: t.rail,
+      status,
+      errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
+    };
+    const body = Buffer.from(JSON.stringify(this.script.bulk ? { type: 'rail.outcomes', outcomes: [outcome] } : outcome));
     await this.c.point(label);
     for (;;) {
       try {

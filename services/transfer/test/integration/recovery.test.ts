@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { transferV1 } from '@wallet/proto';
@@ -29,6 +28,7 @@ import {
 import { transferAccess } from '../../src/grpc/transfer.handlers.js';
 import { devMeshTls } from '@wallet/platform';
 import { freePort, policyClient } from '@wallet/platform/testing';
+import { transferRecord } from './transfer-record.js';
 
 /** Limits no test send reaches (the store's own limit rule is tested in limits tests). */
 const NO_LIMITS = { daily: 10n ** 15n, monthly: 10n ** 15n };
@@ -187,31 +187,14 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     const store = new SqlTransferStore(t.db, testProtection);
     const co = await newCompany(h, { breb: 100_000n });
     const req = await brebSend(h, co, '3005550002', 10_000n);
-    const record = (reference: string): TransferRecord => ({
-      id: randomUUID(),
-      companyId: co.id,
-      apiKeyId: null,
-      rail: 'BREB',
-      state: 'RECEIVED',
-      amount: 10_000n,
-      fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n },
-      targetName: req.targetName!,
-      targetDocument: req.targetDocument!,
-      reference,
-      description: null,
-      destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3005550002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
-      holdId: null,
-      providerTransferId: null,
-      errorMessage: null,
-      dispatchAttempts: 0,
-      approval: null,
-      approvedAt: null,
-      releaseEvent: null,
-      rejectedBy: null,
-      createdAt: new Date(),
-      dispatchedAt: null,
-      completedAt: null,
-    });
+    const record = (reference: string): TransferRecord =>
+      transferRecord({
+        companyId: co.id,
+        targetName: req.targetName!,
+        targetDocument: req.targetDocument!,
+        reference,
+        destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3005550002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
+      });
     // What an owner leaves behind when it dies right after recording RECEIVED (and claiming its reference).
     const nothing = record('abandoned-1');
     const landed = record('abandoned-2');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { KEY_TYPES, parseKey } from '../../domain/keys.js';
 import type { SandboxHttpDeps } from '../context.js';
 import { amountCentsSchema, callbackUrlSchema, invalidRequest, parse, readJson, text, transactionIdSchema } from '../http-input.js';
-import { submitTransfer, transferStatus } from './transfer-routes.js';
+import { submitBulk, submitTransfer, transferStatus } from './transfer-routes.js';
 
 const transferBody = z.object({
   transactionId: transactionIdSchema,
@@ -22,18 +22,24 @@ const transferBody = z.object({
   callbackUrl: callbackUrlSchema,
 });
 
-/** The Bre-B rail: POST /breb/rail/transfers, GET /breb/rail/transfers/{transactionId}. */
+/** The body of a Bre-B submission, as the rail keeps it (the key in its canonical form); 400 at `path` when malformed. */
+function submission(body: unknown, path = '') {
+  const b = parse(transferBody, body, path);
+  const key = parseKey(b.keyValue, b.keyType);
+  if (!key) throw invalidRequest([{ path: [path, 'keyValue'].filter(Boolean).join('.'), message: `No es una llave ${b.keyType} válida.` }]);
+  return {
+    transactionId: b.transactionId,
+    amountCents: b.amountCents,
+    callbackUrl: b.callbackUrl,
+    request: { ...b, amountCents: Number(b.amountCents), keyType: key.keyType, keyValue: key.keyValue },
+  };
+}
+
+/** The Bre-B rail: POST /breb/rail/transfers (one, or …/bulk many), GET /breb/rail/transfers/{transactionId}. */
 export function brebRoutes(router: Router, d: SandboxHttpDeps): void {
   router.post('/breb/rail/transfers', async (ctx) => {
-    const b = parse(transferBody, await readJson(ctx.req));
-    const key = parseKey(b.keyValue, b.keyType);
-    if (!key) throw invalidRequest([{ path: 'keyValue', message: `No es una llave ${b.keyType} válida.` }]);
-    await submitTransfer(ctx, d, 'BREB', {
-      transactionId: b.transactionId,
-      amountCents: b.amountCents,
-      callbackUrl: b.callbackUrl,
-      request: { ...b, amountCents: Number(b.amountCents), keyType: key.keyType, keyValue: key.keyValue },
-    });
+    await submitTransfer(ctx, d, 'BREB', submission(await readJson(ctx.req)));
   });
+  router.post('/breb/rail/transfers/bulk', (ctx) => submitBulk(ctx, d, 'BREB', submission));
   router.get('/breb/rail/transfers/:transactionId', (ctx) => transferStatus(ctx, d, 'BREB'));
 }

@@ -1,3 +1,4 @@
+import type { OnlineIndex } from '@wallet/platform';
 import type { TransferDataProtection } from '../data-protection.js';
 import { Migration0001TransferInitial } from './0001-transfer-initial.js';
 import { Migration0002Approvals } from './0002-approvals.js';
@@ -14,6 +15,7 @@ import { destinationScreening } from './0013-destination-screening.js';
 import { Migration0014TraceContext } from './0014-trace-context.js';
 import { Migration0015Counterparties } from './0015-counterparties.js';
 import { Migration0016ApprovalPolicies } from './0016-approval-policies.js';
+import { Migration0017BatchFinalSummary } from './0017-batch-final-summary.js';
 
 /**
  * Every transfer migration, in order. Append only. Made with the service's data protection (key
@@ -37,5 +39,18 @@ export function transferMigrations(protection: TransferDataProtection) {
     Migration0014TraceContext,
     Migration0015Counterparties,
     Migration0016ApprovalPolicies,
+    Migration0017BatchFinalSummary,
   ];
 }
+
+/**
+ * Indexes on tables that already hold data, built online after the migrations (`CREATE INDEX
+ * CONCURRENTLY`: writes go on; docs/migrations.md "Online indexes"). Append only; a name is never reused.
+ */
+export const transferOnlineIndexes: readonly OnlineIndex[] = [
+  // A bulk payout's summary (GET /transfers/batches[/{id}], SqlBatchStore.summaries, issue 44): each executed
+  // item's transfer state. Found by its id, that was one primary-key probe per item into the whole table
+  // (5,000 for a batch of 5,000: 5.7 ms on an empty table, 84 ms p50 among 3,000,000 transfers); read from
+  // here, the batch's transfers are one contiguous index-only range, hashed against its items.
+  { name: 'transfers_batch_items_idx', on: 'transfer.transfers (batch_id, id) include (state) where batch_id is not null' },
+];
