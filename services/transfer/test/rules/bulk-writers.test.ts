@@ -16,14 +16,15 @@ const nameOf = (c: string) => /^\s*(?:private )?(?:async )?(?:export )?(?:functi
 
 describe('the send saga table: bulk writers', () => {
   it("every bulk writer of a transfer's state in the stores takes a BulkMove (made only by TransferSaga.applyBulk)", () => {
-    const src = readFileSync(fileURLToPath(new URL('../../src/persistence/batch.store.ts', import.meta.url)), 'utf8');
-    // The store's methods and functions, each with its signature and body.
-    const chunks = src.split(/\n(?= {2}(?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
-    const writers = chunks.filter((c) => /update transfer\.transfers(?: t)? set state/.test(c));
-    expect(writers.length).toBeGreaterThanOrEqual(3);
+    const writers = ['../../src/persistence/batch.store.ts', '../../src/persistence/transfer.store.ts']
+      .flatMap((f) => chunksOf(read(f)))
+      .filter((c) => /update transfer\.transfers(?: t)? set state/.test(c));
+    // The batch's shared statement (transitionTransfersStatement), the batch's approval, and the callbacks' bulk move.
+    expect(writers.map(nameOf).sort()).toEqual(expect.arrayContaining(['transitionOnCallbacks', 'transitionTransfersStatement']));
+    expect(writers.length).toBeGreaterThanOrEqual(4);
     for (const c of writers) {
-      const name = /^\s*(?:private )?(?:async )?(?:export )?(?:function )?(\w+)\(/.exec(c)?.[1];
-      const signature = c.slice(0, c.indexOf('{'));
+      const name = nameOf(c);
+      const signature = c.slice(0, c.search(/\{\n/)); // up to the body (a parameter's type may hold braces)
       expect({ name, takesBulkMove: /BulkMove/.test(signature) }).toEqual({ name, takesBulkMove: true });
     }
   });
