@@ -44,6 +44,8 @@ export async function runDepositsScaleBench(opts = {}) {
   const { depositMigrations, pseDepositOnlineIndexes } = await imp('services/pse-deposit/dist/persistence/migrations/index.js');
   const { SqlDepositStore } = await imp('services/pse-deposit/dist/persistence/deposit.store.js');
   const { ListDeposits } = await imp('services/pse-deposit/dist/app/list-deposits.js');
+  const { SqlDepositCounts } = await imp('services/pse-deposit/dist/persistence/deposit-counts.js');
+  const { DepositCounter } = await imp('services/pse-deposit/dist/app/deposit-counter.js');
   const { statesShownAs } = await imp('services/pse-deposit/dist/domain/deposit.js');
 
   const COMPANIES = opts.companies ?? int('SCALE_COMPANIES', 100_000);
@@ -66,7 +68,11 @@ export async function runDepositsScaleBench(opts = {}) {
     // The online indexes are built below, when a phase needs them (after the fill: as a deployment would).
     db = await Database.open({ url, schema: 'pse_deposit', migrations: depositMigrations, onlineIndexes: [], logger: log, poolMax: 1 });
     await db.migrate();
-    const store = new SqlDepositStore(db);
+    // "after" reads page-style totals from the deposit counts (docs/deposit-counts.md); "before" counted the deposits.
+    // Rebuilt after the fill: each remembers once it saw the counts ready, and the fill starts them over.
+    let counts = new SqlDepositCounts(db);
+    let store = new SqlDepositStore(db, undefined, counts);
+    let counter = new DepositCounter(counts, { intervalMs: 60_000 }, log);
     /** The indexes as they were before the fix: none of the online ones, the unordered key indexes they replace. */
     const dropOnline = async () => {
       for (const ix of pseDepositOnlineIndexes) await db.query(`drop index if exists pse_deposit.${ix.name}`);
@@ -181,6 +187,10 @@ export async function runDepositsScaleBench(opts = {}) {
       for (const status of ['ASSIGNED', 'PENDING_CONFIRM', 'FAILED', 'EXPIRED', 'UNASSIGNED', 'REVERSED'])
         await run(`status${status}Large`, () => list.execute(large, cursorQ({ status })));
       await run('statusReversedLargePageStyle', () => list.execute(large, pageQ({ status: 'REVERSED' })));
+      await run('statusAssignedLargePageStyle', () => list.execute(large, pageQ({ status: 'ASSIGNED' })));
+      await run('statusExpiredLargePageStyle', () => list.execute(large, pageQ({ status: 'EXPIRED' })));
+      await run('railPseLargePageStyle', () => list.execute(large, pageQ({ rail: 'PSE' })));
+      await run('brebKeyLargePageStyle', () => list.execute(large, pageQ({ brebKeyId: keyOf(0, 1) })));
       await run('railPseLarge', () => list.execute(large, cursorQ({ rail: 'PSE' })));
       await run('railBrebLarge', () => list.execute(large, cursorQ({ rail: 'BREB' })));
       await run('brebKeyLarge', () => list.execute(large, cursorQ({ brebKeyId: keyOf(0, 1) })));
@@ -201,12 +211,16 @@ export async function runDepositsScaleBench(opts = {}) {
     }
     if (!REUSE && phases.includes('after')) {
       await buildOnline();
+      await counter.run(); // nothing to count: the counts are ready
       say('empty, after');
       report.emptyAfter = await measure(store);
       await dropOnline();
     }
 
-    // The fill, in chunks: the large company's deposits first, then the others spread over the companies.
+    // The fill, in chunks: the large company's deposits first, then the others spread over the companies. The
+    // counts' triggers are off: the fill is the history of an installation from before them, which the
+    // counter's backfill then counts (timed below), as after deploying pse-deposit migration 0017.
+    if (!REUSE) await db.query('alter table pse_deposit.deposits disable trigger user');
     const t = performance.now();
     const CHUNK = 250_000;
     for (let done = 0; done < (REUSE ? 0 : DEPOSITS); done += CHUNK) {
@@ -259,7 +273,15 @@ export async function runDepositsScaleBench(opts = {}) {
       );
       say(`${(done + n).toLocaleString('en')} deposits…`);
     }
-    if (!REUSE) await db.query('vacuum analyze pse_deposit.deposits');
+    if (!REUSE) {
+      await db.query('alter table pse_deposit.deposits enable trigger user');
+      await db.query(`update pse_deposit.deposit_count_progress set after_company = null, done_at = null`);
+      await db.query('delete from pse_deposit.deposit_counts');
+      await db.query('vacuum analyze pse_deposit.deposits');
+      counts = new SqlDepositCounts(db);
+      store = new SqlDepositStore(db, undefined, counts);
+      counter = new DepositCounter(counts, { intervalMs: 60_000 }, log);
+    }
     if (!REUSE) report.fillSeconds = +((performance.now() - t) / 1000).toFixed(1);
     const [size] = await db.query(`select pg_total_relation_size('pse_deposit.deposits') as bytes`);
     report.depositsMiB = Math.round(Number(size.bytes) / 1048576);
@@ -277,6 +299,20 @@ export async function runDepositsScaleBench(opts = {}) {
       report.fullBefore = await measure(beforeStore);
     }
     if (phases.includes('after')) {
+      if (!(await counts.ready())) {
+        const t0 = performance.now();
+        const run = await counter.run();
+        const [c] = await db.query(
+          `select count(*)::int as rows, pg_total_relation_size('pse_deposit.deposit_counts') as bytes from pse_deposit.deposit_counts`,
+        );
+        report.countsBackfill = {
+          seconds: +((performance.now() - t0) / 1000).toFixed(1),
+          companies: run.companies,
+          rows: c.rows,
+          kib: Math.round(Number(c.bytes) / 1024),
+        };
+        say(`deposit counts: the history counted ${JSON.stringify(report.countsBackfill)}`);
+      }
       report.onlineIndexes = await buildOnline();
       const [ix] = await db.query(`select ${pseDepositOnlineIndexes.map((i) => `pg_relation_size('pse_deposit.${i.name}')`).join(' + ')} as bytes`);
       report.onlineIndexes.mib = Math.round(Number(ix.bytes) / 1048576);

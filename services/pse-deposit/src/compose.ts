@@ -30,6 +30,8 @@ import type { DepositConfig } from './config.js';
 import { depositHandlers, depositAccess } from './grpc/deposit.handlers.js';
 import { depositMigrations, pseDepositOnlineIndexes } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
+import { SqlDepositCounts } from './persistence/deposit-counts.js';
+import { DepositCounter } from './app/deposit-counter.js';
 import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
 import { GrpcCobroKeys } from './adapters/cobro-keys.client.js';
@@ -39,6 +41,8 @@ import type { CreatePseCommand } from './app/create-pse-deposit.js';
 import type { DepositRecord } from './domain/deposit.js';
 
 export const DEPOSIT_SCHEMA = 'pse_deposit';
+/** How often the deposit counts fold the triggers' deltas (a total reads at most this long's deltas besides its counts). */
+export const DEPOSIT_COUNT_INTERVAL_MS = 2_000;
 
 export interface DepositRuntimeOptions {
   /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
@@ -179,8 +183,13 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     const mailer = new SmtpMailer(c.SMTP_URL, c.MAIL_FROM, c.SMTP_TIMEOUT_MS, log);
     scope.defer(async () => mailer.close());
 
+    // Page-style totals from the companies' deposit counts, kept beside the writes (docs/deposit-counts.md).
+    const counts = new SqlDepositCounts(db);
+    const counter = new DepositCounter(counts, { intervalMs: DEPOSIT_COUNT_INTERVAL_MS }, log.child({ component: 'deposit-counts' }));
+    counter.start();
+    scope.defer(() => counter.stop());
     const deps = depositDeps({
-      store: meterDepositStore(new SqlDepositStore(db, () => relay.nudge())),
+      store: meterDepositStore(new SqlDepositStore(db, () => relay.nudge(), counts)),
       returns: new SqlReturnStore(db, PSE_RETURNS, () => relay.nudge()),
       ledger,
       pse: c.PSE_PROVIDER_URL ? new HttpPseProvider(c.PSE_PROVIDER_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log) : new UnconfiguredPseProvider(),

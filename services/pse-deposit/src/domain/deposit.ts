@@ -42,6 +42,9 @@ export function publicStatus(state: DepositState, expiresAt: Date | null, now: D
   }
 }
 
+/** The stored states whose public status the clock decides (publicStatus: PENDING_CONFIRM until expiresAt, then EXPIRED). */
+export const CLOCK_SHOWN_STATES: readonly DepositState[] = ['PENDING_CONFIRM', 'CREDITING'];
+
 /** The stored states that can show as a public status (the listing filter narrows by these first). */
 export function statesShownAs(status: DepositStatus): DepositState[] {
   switch (status) {

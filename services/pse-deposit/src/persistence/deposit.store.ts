@@ -1,6 +1,15 @@
 import { MoneyExceptionsTable, centsFromDb, currentTraceparent, type Database, type PreparedTx } from '@wallet/platform';
-import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, type DepositState, type PendingStep } from '../domain/deposit.js';
+import {
+  CLOCK_SHOWN_STATES,
+  pendingStepOf,
+  statesShownAs,
+  type DepositRecord,
+  type DepositSource,
+  type DepositState,
+  type PendingStep,
+} from '../domain/deposit.js';
 import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
+import type { SqlDepositCounts } from './deposit-counts.js';
 
 interface DepositRow {
   id: string;
@@ -120,6 +129,8 @@ export class SqlDepositStore implements DepositStore {
   constructor(
     private readonly db: Database,
     private readonly eventsWritten: () => void = () => {},
+    /** The companies' deposit counts (docs/deposit-counts.md): page-style totals read them once they are ready. */
+    private readonly counts?: SqlDepositCounts,
   ) {
     this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'pse_deposit');
   }
@@ -208,7 +219,7 @@ export class SqlDepositStore implements DepositStore {
     // filter walks the company's whole index in created_at order, checking each row). Each shape has an
     // index in the listing's order that leads with its filter: (company_id[, status | source | key],
     // created_at desc, id desc) (pseDepositOnlineIndexes; a plan test in share-and-list.test.ts). A total
-    // still counts every deposit it names (docs/benchmarks.md "The deposits listing at scale").
+    // reads the company's counts (docs/deposit-counts.md), not every deposit it names.
     const params: unknown[] = [companyId];
     const p = (v: unknown) => {
       params.push(v);
@@ -249,19 +260,36 @@ export class SqlDepositStore implements DepositStore {
         params,
       );
     }
-    let total: number | null = null;
-    if (page.withTotal) {
-      // by stored state too: `status = any(…)` has no estimate in a generic plan, which walked the company
-      const [c] = states
-        ? await this.db.prepared<{ n: string }>(
-            `select coalesce(sum(c.n), 0)::text as n from unnest($${base.length + 1}::text[]) s(state) cross join lateral (
-               select count(*) as n from pse_deposit.deposits d where ${where} and d.status = s.state) c`,
-            [...base, states],
-          )
-        : await this.db.prepared<{ n: string }>(`select count(*)::text as n from pse_deposit.deposits d where ${where}`, base);
-      total = Number(c?.n ?? 0);
-    }
+    const total = page.withTotal ? await this.total(companyId, f, states, where, base) : null;
     return { items: rows.slice(0, page.limit).map(withCursor), hasMore: rows.length > page.limit, total };
+  }
+
+  /**
+   * A page-style total. From the company's counts (docs/deposit-counts.md) once they are ready, whatever its
+   * history: every filter but a Bre-B key's. The stored states whose public status the clock decides (a
+   * pending link shows EXPIRED past expires_at, with no write) are counted from the deposits: few by nature,
+   * a link living 24 hours. A key's deposits, and every total before the counts are ready, are counted from
+   * the deposits.
+   */
+  private async total(companyId: string, f: ListFilter, states: DepositState[] | null, where: string, params: unknown[]): Promise<number> {
+    if (!this.counts || f.externalId || f.brebKeyId || !(await this.counts.ready())) return this.countRows(where, params, states);
+    const clocked = states?.filter((s) => CLOCK_SHOWN_STATES.includes(s)) ?? [];
+    const kept = states ? states.filter((s) => !CLOCK_SHOWN_STATES.includes(s)) : null;
+    const counted = kept === null || kept.length > 0 ? await this.counts.count(companyId, f.source, kept) : 0;
+    return counted + (clocked.length > 0 ? await this.countRows(where, params, clocked) : 0);
+  }
+
+  /** The deposits `where` names, in `states` (any when null), counted: by stored state from the status index. */
+  private async countRows(where: string, params: unknown[], states: DepositState[] | null): Promise<number> {
+    // by stored state: `status = any(…)` has no estimate in a generic plan, which walked the company
+    const [c] = states
+      ? await this.db.prepared<{ n: string }>(
+          `select coalesce(sum(c.n), 0)::text as n from unnest($${params.length + 1}::text[]) s(state) cross join lateral (
+             select count(*) as n from pse_deposit.deposits d where ${where} and d.status = s.state) c`,
+          [...params, states],
+        )
+      : await this.db.prepared<{ n: string }>(`select count(*)::text as n from pse_deposit.deposits d where ${where}`, params);
+    return Number(c?.n ?? 0);
   }
 
   async transition(t: Transition): Promise<DepositRecord | undefined> {

@@ -15,6 +15,7 @@ import { Migration0013CobroAmountTolerance } from './0013-cobro-amount-tolerance
 import { Migration0014CobroPaymentReturns } from './0014-cobro-payment-returns.js';
 import { Migration0015CobroPaymentReversals } from './0015-cobro-payment-reversals.js';
 import { Migration0016ParkedReturnExceptions } from './0016-parked-return-exceptions.js';
+import { Migration0017DepositCounts } from './0017-deposit-counts.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -34,6 +35,7 @@ export const depositMigrations = [
   Migration0014CobroPaymentReturns,
   Migration0015CobroPaymentReversals,
   Migration0016ParkedReturnExceptions,
+  Migration0017DepositCounts,
 ];
 
 /**
