@@ -11,6 +11,7 @@ export * from './bus/outbox.js';
 export * from './bus/consumer.js';
 export * from './bus/sql.js';
 export * from './db/database.js';
+export * from './db/primary-host.js';
 export * from './db/table-copy.js';
 export * from './money/money.js';
 export * from './ops/metrics.js';

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { pgClientFor } from '@wallet/platform';
 import { CHECK_NAMES, checkInvariants, formatReport, pushLedgerCheck, selfTest, type CheckName, type CheckRun } from '../index.js';
 
 /**
@@ -61,7 +61,7 @@ if (value('pushgateway') !== undefined && !reportMode) {
 const started = performance.now();
 let run: CheckRun | undefined;
 
-const client = new pg.Client({ connectionString: url, application_name: 'ledger-check' });
+const client = pgClientFor(url, { application_name: 'ledger-check' });
 try {
   await client.connect();
   if (flag('self-test')) {

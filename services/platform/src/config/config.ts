@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { developmentSecretProblems, SECRET_VARIABLES, type SecretVariable } from './dev-secrets.js';
+import { parsePgUrl } from '../db/primary-host.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -45,6 +46,18 @@ export const env = {
       .default(def ? 'true' : 'false')
       .pipe(bool),
   url: (def?: string) => (def === undefined ? z.string().url() : z.string().url().default(def)),
+  /** A libpq connection URL, several hosts and target_session_attrs included (parsePgUrl). */
+  pgUrl: (def: string) =>
+    z
+      .string()
+      .default(def)
+      .superRefine((v, ctx) => {
+        try {
+          parsePgUrl(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
   str: (def?: string) => (def === undefined ? z.string().min(1) : z.string().min(1).default(def)),
   /**
    * A secret declared in dev-secrets.ts: at least its minimum length when set; unset → its development
@@ -60,7 +73,7 @@ export const env = {
 export const baseEnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/postgres'),
+  DATABASE_URL: env.pgUrl('postgresql://postgres@127.0.0.1:5432/postgres'),
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
   /** Prefix for stream names and subjects; lets parallel test runs share one NATS server. */
   BUS_NAMESPACE: z

@@ -3,6 +3,7 @@ import { Migrator, type Migration } from '@mikro-orm/migrations';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { PrimaryHost, followsPrimary, parsePgUrl } from './primary-host.js';
 
 /** The `pg` pool under MikroORM, for statements sent as named prepared statements. */
 interface NativeClient {
@@ -155,7 +156,14 @@ export class Database {
     private readonly url: string,
     private readonly appendOnlyTables: readonly string[] = [],
     private readonly onlineIndexes: readonly OnlineIndex[] = [],
+    /** The pool's client class when connections follow the primary (several hosts); node-postgres's otherwise. */
+    private readonly Client: typeof pg.Client = pg.Client,
   ) {}
+
+  /** A connection of its own, outside the pool, to the same database (the primary's, when several hosts are given). */
+  private ownClient(extra: pg.ClientConfig = {}): pg.Client {
+    return new this.Client({ connectionString: this.url, ...extra });
+  }
 
   private pool(): Promise<NativePool> {
     this.nativePool ??= (this.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
@@ -232,7 +240,7 @@ export class Database {
    */
   async listen(channel: string, onMessage: (payload: string) => void, onLost: (err: Error) => void): Promise<Listening> {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
-    const client = new pg.Client({ connectionString: this.url, application_name: `${this.schema}-listen` });
+    const client = this.ownClient({ application_name: `${this.schema}-listen` });
     let open = true;
     const lost = (err?: Error) => {
       if (!open) return;
@@ -312,9 +320,14 @@ export class Database {
 
   static async open(opts: DatabaseOptions): Promise<Database> {
     const log = opts.logger;
+    // Several hosts, or target_session_attrs=read-write (docs/operations.md "Database failover"): every
+    // connection goes to the host that takes writes, found as libpq finds it and looked for again after a failover.
+    const target = parsePgUrl(opts.url);
+    const Client = followsPrimary(target) ? new PrimaryHost(target, { connectionString: target.firstHostUrl }).clientClass() : undefined;
     const orm = await MikroORM.init({
       driver: PostgreSqlDriver,
-      clientUrl: opts.url,
+      clientUrl: target.firstHostUrl,
+      ...(Client ? { driverOptions: { Client } } : {}),
       schema: opts.schema,
       entities: opts.entities ?? [],
       discovery: { warnWhenNoEntities: false },
@@ -334,7 +347,7 @@ export class Database {
     });
     const conn = orm.em.getConnection() as unknown as { getNativeClient(): Promise<PatchablePool> };
     releaseDeadConnections(await conn.getNativeClient());
-    return new Database(orm, opts.schema, opts.url, opts.appendOnlyTables ?? [], opts.onlineIndexes ?? []);
+    return new Database(orm, opts.schema, target.firstHostUrl, opts.appendOnlyTables ?? [], opts.onlineIndexes ?? [], Client);
   }
 
   /**
@@ -366,7 +379,7 @@ export class Database {
   async buildOnlineIndex(ix: OnlineIndex): Promise<boolean> {
     for (const name of [ix.name, ...(ix.replaces ?? [])])
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`online index name ${name}: lower case letters, digits and _ only`);
-    const c = new pg.Client({ connectionString: this.url });
+    const c = this.ownClient();
     await c.connect();
     try {
       while (!(await c.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [ONLINE_INDEX_LOCK])).rows[0]?.ok)
