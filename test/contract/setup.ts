@@ -28,6 +28,15 @@ const LIFTED_LIMITS = Object.fromEntries(
   ].map((k) => [k, '1000000']),
 );
 
+/**
+ * The providers' time-outs lifted too, and the gateway's deadline on its calls to the services. The whole stack is one process: a receipt's PDF or a statement drawn by
+ * the fuzzer holds the one event loop every service shares, and on a loaded machine (CI runs this suite beside
+ * the services' suites) a provider call's timer fired before its answer was read: the fuzzer counted the 503s
+ * (shareDepositByEmail's SMTP, createCollectKey's and createCobro's directory call). A provider that does not
+ * answer in time is tested where it is the subject (the fault suite, the services' own suites).
+ */
+const PATIENT_PROVIDERS = { PROVIDER_HTTP_TIMEOUT_MS: '60000' };
+
 export interface FuzzStack {
   stack: Stack;
   target: FuzzTarget;
@@ -50,7 +59,10 @@ export async function startFuzzStack(): Promise<FuzzStack> {
     collectKeys: true,
     receipts: true,
     webhooks: true,
-    gatewayEnv: LIFTED_LIMITS,
+    gatewayEnv: { ...LIFTED_LIMITS, GRPC_DEADLINE_MS: '60000' },
+    transferEnv: PATIENT_PROVIDERS,
+    collectKeyEnv: PATIENT_PROVIDERS,
+    depositEnv: { ...PATIENT_PROVIDERS, SMTP_TIMEOUT_MS: '60000' },
     ...(process.env.CONTRACT_FUZZ_LOGS ? { captureLogs: process.env.CONTRACT_FUZZ_LOGS } : {}),
   });
   try {

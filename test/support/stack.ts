@@ -44,6 +44,8 @@ export interface StackOptions {
   sandboxEnv?: Record<string, string>;
   /** pse-deposit's environment (e.g. a short COBRO_MIN_TTL_SECONDS). */
   depositEnv?: Record<string, string>;
+  /** collect-key's environment. */
+  collectKeyEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
   /**
    * Capture every log line of every process of the stack at this level (e.g. 'trace'), whatever
@@ -108,6 +110,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`,
       port: 0,
       logLevel: process.env.E2E_CK_LOG ?? 'silent',
+      ...(o.collectKeyEnv ? { env: o.collectKeyEnv } : {}),
     });
   }
   if (o.deposits) {
