@@ -5,7 +5,11 @@
 // provider time-outs and outages), then the money invariants checked over the data (README.md
 // beside this file).
 //
-//   node test/faults/run.mjs [--profile full|fast] [--json <file>]
+//   node test/faults/run.mjs [--profile full|fast|ha|ha-async] [--json <file>]
+//
+// ha / ha-async (issue 45): the suite's own Postgres, a primary and a hot standby (synchronous / asynchronous)
+// made on loopback, every process given both hosts with target_session_attrs=read-write; the primary is
+// crashed under load and the standby promoted (then a fresh standby rebuilt in its place), twice.
 //
 // Needs a build (`npx turbo run build`). Owns its NATS (`nats-server`) and Redis (`redis-server`)
 // so that it can restart and stop them; uses the shared Postgres with a database of its own (only
@@ -17,12 +21,12 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { Secret, TOTP } from 'otpauth';
 import { ledgerV1 } from '@wallet/proto';
 // Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
 // company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
-import { policyClient } from '@wallet/platform/testing';
+import { policyClient, startPrimary, startStandby } from '@wallet/platform/testing';
+import { pgClientFor } from '@wallet/platform';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
@@ -30,7 +34,7 @@ import { consumersBehind, observations, runChecks, sabotageSelfTest } from './ch
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
 const arg = (name, def) => {
-  const i = argv.indexOf(`--${name}`);
+  const i = argv.lastIndexOf(`--${name}`); // the last one wins: `npm run test:faults -- --profile ha`
   return i >= 0 ? argv[i + 1] : def;
 };
 const profileName = arg('profile', process.env.FAULTS_PROFILE ?? 'full');
@@ -79,9 +83,25 @@ const PROFILES = {
     slowDelayMs: [1500, 2500],
   },
 };
+/**
+ * ha / ha-async (issue 45): Postgres failover under load. The suite's own primary and hot standby
+ * (synchronous / asynchronous replication) on loopback; each `pgFailover` crashes the primary
+ * (`pg_ctl stop -m immediate`), promotes the standby and rebuilds a standby in the old one's place. Kills and
+ * stalls of the services that write most (ledger, transfer), the rest of the fast profile's faults.
+ */
+PROFILES.ha = {
+  ...PROFILES.fast,
+  portBases: [100, 120],
+  settleSeconds: 90,
+  killOnly: ['transfer', 'ledger'],
+  stallOnly: ['transfer', 'ledger', 'pse-deposit', 'collect-key'],
+  others: ['pgFailover', 'callbacksDuplicated', 'natsRestart', 'pgFailover', 'pgCut'],
+  postgres: 'synchronous',
+};
+PROFILES['ha-async'] = { ...PROFILES.ha, postgres: 'asynchronous' };
 const profile = PROFILES[profileName];
 if (!profile) {
-  console.error(`unknown profile ${profileName} (full | fast)`);
+  console.error(`unknown profile ${profileName} (full | fast | ha | ha-async)`);
   process.exit(2);
 }
 const seed = Number(process.env.FAULTS_SEED ?? 20261121);
@@ -110,8 +130,20 @@ const portsAt = (b) => ({
   smtp: 2635 + b,
   nats: 4322 + b,
   redis: 6479 + b,
+  /** ha profiles: the suite's own Postgres, primary and standby (they swap at each failover). */
+  pg: [5462 + b, 5463 + b],
 });
-const portList = (p) => [...p.gateway, ...Object.values(p.ops).flat(), ...Object.values(p.grpc).flat(), ...p.ledgerProxy, p.sandbox, p.smtp, p.nats, p.redis];
+const portList = (p) => [
+  ...p.gateway,
+  ...Object.values(p.ops).flat(),
+  ...Object.values(p.grpc).flat(),
+  ...p.ledgerProxy,
+  p.sandbox,
+  p.smtp,
+  p.nats,
+  p.redis,
+  ...(profile.postgres ? p.pg : []),
+];
 let ports = portsAt(profile.portBases[0]);
 for (const b of profile.portBases) {
   const free = await Promise.all(portList(portsAt(b)).map(portFree));
@@ -120,13 +152,28 @@ for (const b of profile.portBases) {
     break;
   }
 }
-const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const dbName = `wallet_faults_${profileName}_${process.pid}`;
-const dbUrl = (() => {
-  const u = new URL(PG_ADMIN);
-  u.pathname = `/${dbName}`;
-  return u.toString();
-})();
+/**
+ * ha profiles: the primary and its standby, made now (before any process reads the URL). Every process, and
+ * the suite itself, is given both hosts with target_session_attrs=read-write (docs/operations.md "Database failover").
+ */
+const pgPair = profile.postgres
+  ? (() => {
+      const primary = startPrimary(ports.pg[0], profile.postgres === 'synchronous' ? { synchronousStandby: 'faults_standby' } : {});
+      try {
+        return { primary, standby: startStandby(primary, ports.pg[1], 'faults_standby') };
+      } catch (err) {
+        primary.destroy();
+        throw err;
+      }
+    })()
+  : undefined;
+const PG_ADMIN = pgPair
+  ? `postgresql://postgres@127.0.0.1:${ports.pg[0]},127.0.0.1:${ports.pg[1]}/postgres?target_session_attrs=read-write`
+  : (process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+const dbName = `wallet_faults_${profileName.replace(/-/g, '_')}_${process.pid}`;
+/** The URL with another database (several hosts allowed: not a WHATWG URL). */
+const withDatabase = (url, name) => url.replace(/^(postgres(?:ql)?:\/\/[^/?#]*)(\/[^?#]*)?/, `$1/${name}`);
+const dbUrl = withDatabase(PG_ADMIN, dbName);
 const namespace = `faults${profileName}${process.pid}`;
 const work = join(tmpdir(), `wallet-faults-${profileName}-${process.pid}`);
 const logDir = join(work, 'logs');
@@ -184,7 +231,7 @@ async function waitPort(port, timeoutMs = 20_000) {
   throw new Error(`nothing listens on ${port}`);
 }
 async function adminSql(sql, params = []) {
-  const c = new pg.Client({ connectionString: PG_ADMIN });
+  const c = pgClientFor(PG_ADMIN);
   await c.connect();
   try {
     return await c.query(sql, params);
@@ -566,8 +613,18 @@ async function reconciliationCheck(db, days) {
   };
 }
 
+/** A Map that remembers when each key was set (a send's acceptance: what a failover may lose). */
+class TimedMap extends Map {
+  times = new Map();
+  lastSetAt = 0;
+  set(k, v) {
+    this.lastSetAt = Date.now();
+    this.times.set(k, this.lastSetAt);
+    return super.set(k, v);
+  }
+}
 const record = {
-  accepted: new Map(), // transfer id → { companyId, rail, amount, reference }
+  accepted: new TimedMap(), // transfer id → { companyId, rail, amount, reference }
   refusedRefs: [], // { companyId, reference, status, error } — 4xx with a unique reference
   duplicatePairs: [], // { companyId, reference, ids: [..] }
   deposits: new Map(), // deposit id → { companyId, amount, paid: true|false|undefined }
@@ -924,7 +981,31 @@ const perReplica = (name, what, r) => {
 };
 const stallTotals = { count: 0, ms: 0 };
 const slowTotals = { windows: 0, ms: 0, delays: [] };
-let dbConn;
+/** ha profiles: each failover, with its recovery times. */
+const failovers = [];
+/** The suite's own connection to the run's server (connected again after a failover or a cut). */
+const dbConn = {
+  client: undefined,
+  async query(sql, params = []) {
+    try {
+      if (!this.client) {
+        const c = pgClientFor(PG_ADMIN);
+        c.on('error', () => undefined); // lost: the next query connects again
+        await c.connect();
+        this.client = c;
+      }
+      return await this.client.query(sql, params);
+    } catch (err) {
+      this.client?.end().catch(() => {});
+      this.client = undefined;
+      throw err;
+    }
+  },
+  async end() {
+    await this.client?.end().catch(() => {});
+    this.client = undefined;
+  },
+};
 
 const FAULTS = {
   async kill(name, r) {
@@ -982,6 +1063,35 @@ const FAULTS = {
     injected('NATS restarted');
     await sleep(800);
     await startInfra('nats');
+  },
+  async pgFailover() {
+    // The primary crashes (no shutdown checkpoint, every connection cut) and its standby is promoted, as
+    // CloudNativePG or a managed Postgres fails over; the product's processes were given both hosts.
+    const { primary, standby } = pgPair;
+    const crashed = Date.now();
+    const acceptedBefore = record.accepted.size;
+    primary.stop('immediate');
+    standby.promote();
+    const promotedMs = Date.now() - crashed;
+    injected(`Postgres failover (primary crashed, ${profile.postgres} standby promoted)`);
+    // recovered: the first send accepted (its 201) after the crash
+    const until = Date.now() + 60_000;
+    while (record.accepted.lastSetAt < crashed + promotedMs && Date.now() < until) await sleep(50);
+    const firstSendMs = record.accepted.lastSetAt >= crashed + promotedMs ? record.accepted.lastSetAt - crashed : null;
+    // A fresh standby of the new primary in the old one's place (a base backup), so the next failover has one;
+    // synchronous again once it streams (until then the new primary commits alone, as after any failover).
+    primary.destroy();
+    const rebuiltAt = Date.now();
+    const fresh = startStandby(standby, primary.port, 'faults_standby');
+    if (profile.postgres === 'synchronous') {
+      await adminSql(`alter system set synchronous_standby_names = 'faults_standby'`);
+      await adminSql('select pg_reload_conf()');
+    }
+    pgPair.primary = standby;
+    pgPair.standby = fresh;
+    const f = { at: new Date(crashed).toISOString(), promotedMs, firstSendMs, acceptedBefore, rebuildMs: Date.now() - rebuiltAt, newPrimaryPort: standby.port };
+    failovers.push(f);
+    return `promoted in ${promotedMs} ms, first send accepted ${firstSendMs ?? 'not within 60 s'} ms after the crash; standby rebuilt in ${f.rebuildMs} ms`;
   },
   async pgCut() {
     const r = await dbConn.query(
@@ -1056,7 +1166,16 @@ function sampleIds(map, n) {
 function schedule() {
   const killable = profile.killOnly ?? [...PRODUCT, 'sandbox'];
   const stallable = profile.stallOnly ?? PRODUCT;
-  const others = ['natsRestart', 'callbacksDuplicated', 'pgCut', 'callbacksDelayed', 'redisStop', 'providerTimeout', 'providerOutage', 'callbacksDuplicated'];
+  const others = profile.others ?? [
+    'natsRestart',
+    'callbacksDuplicated',
+    'pgCut',
+    'callbacksDelayed',
+    'redisStop',
+    'providerTimeout',
+    'providerOutage',
+    'callbacksDuplicated',
+  ];
   const plan = [];
   let o = 0;
   for (let round = 0; round < profile.rounds; round++) {
@@ -1143,8 +1262,6 @@ async function main() {
   );
   await adminSql(`drop database if exists "${dbName}" with (force)`);
   await adminSql(`create database "${dbName}"`);
-  dbConn = new pg.Client({ connectionString: PG_ADMIN });
-  await dbConn.connect();
   const sampler = setInterval(() => {
     void samplePgConnections();
   }, 1000);
@@ -1184,7 +1301,7 @@ async function main() {
     log(`workload stopped after ${loadSeconds.toFixed(0)} s; letting everything settle`);
     // Whatever a fault left behind is undone: every switch up, every process running.
     await setUp({ directory: 'up', brebRail: 'up', achRail: 'up', pse: 'up', callbacks: 'up' });
-    const db = new pg.Client({ connectionString: dbUrl });
+    const db = pgClientFor(dbUrl);
     await db.connect();
     const settled = await settle(db);
 
@@ -1255,6 +1372,17 @@ function summary(result, seconds) {
       name === 'sandbox' ? `| sandbox (one process) | ${b.kill[0]} | – | – | – |` : `| ${name} | ${b.kill[0]} | ${b.kill[1]} | ${b.stall[0]} | ${b.stall[1]} |`,
     );
   }
+  if (failovers.length) {
+    lines.push(
+      '',
+      `| Postgres failover (${profile.postgres} standby) | promoted in | first send accepted after the crash | sends accepted before | standby rebuilt in |`,
+      '|---|---:|---:|---:|---:|',
+    );
+    for (const f of failovers)
+      lines.push(
+        `| ${f.at} → port ${f.newPrimaryPort} | ${f.promotedMs} ms | ${f.firstSendMs ?? 'none within 60 s'} ms | ${f.acceptedBefore} | ${f.rebuildMs} ms |`,
+      );
+  }
   const violations = result ? result.checks.reduce((a, c) => a + c.violations.length, 0) : NaN;
   if (result) {
     lines.push('', '| invariant check | violations |', '|---|---:|');
@@ -1302,8 +1430,9 @@ async function cleanup(keepDb) {
   }
   await stopInfra('nats').catch(() => {});
   await stopInfra('redis').catch(() => {});
-  await dbConn?.end().catch(() => {});
+  await dbConn.end();
   if (!keepDb) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
+  if (!keepDb && pgPair) for (const c of [pgPair.primary, pgPair.standby]) c.destroy();
   rmSync(keepDb || process.env.FAULTS_KEEP_LOGS === '1' ? join(work, 'nats') : work, { recursive: true, force: true });
 }
 
@@ -1343,7 +1472,9 @@ const ok = !failure && s.violations === 0;
 const keep = !ok && process.env.FAULTS_KEEP === '1';
 await cleanup(!ok);
 if (!ok && !keep) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
-if (keep) console.log(`[faults] kept database ${dbName} and logs in ${logDir}`);
+if (!keep && pgPair) for (const c of [pgPair.primary, pgPair.standby]) c.destroy();
+if (keep)
+  console.log(`[faults] kept database ${dbName}${pgPair ? ` (Postgres ${pgPair.primary.data}, port ${pgPair.primary.port})` : ''} and logs in ${logDir}`);
 if (jsonOut) {
   writeFileSync(
     jsonOut,
@@ -1366,6 +1497,7 @@ if (jsonOut) {
         slowLedger: { windows: slowTotals.windows, ms: slowTotals.ms, delaysMs: slowTotals.delays, delayedChunks: proxies.map((p) => p.delayedChunks) },
         gatewayCalls,
         pgConnections,
+        failovers,
         faultLog,
         checks: result?.checks ?? [],
         violations: s.violations,
