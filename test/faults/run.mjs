@@ -98,7 +98,12 @@ PROFILES.ha = {
   others: ['pgFailover', 'callbacksDuplicated', 'natsRestart', 'pgFailover', 'pgCut'],
   postgres: 'synchronous',
 };
-PROFILES['ha-async'] = { ...PROFILES.ha, postgres: 'asynchronous' };
+/**
+ * ha-async: the standby asynchronous, its replication stream passed through a proxy that holds every chunk the
+ * primary sends for `replicationDelayMs` (a standby a few hundred ms behind, as across zones under load): the
+ * commits of that window are acknowledged to clients and gone after the failover. What it loses is the measurement.
+ */
+PROFILES['ha-async'] = { ...PROFILES.ha, postgres: 'asynchronous', replicationDelayMs: 300 };
 const profile = PROFILES[profileName];
 if (!profile) {
   console.error(`unknown profile ${profileName} (full | fast | ha | ha-async)`);
@@ -132,6 +137,8 @@ const portsAt = (b) => ({
   redis: 6479 + b,
   /** ha profiles: the suite's own Postgres, primary and standby (they swap at each failover). */
   pg: [5462 + b, 5463 + b],
+  /** ha-async: the delaying proxy in front of the primary that the standby's replication dials. */
+  pgReplication: 5464 + b,
 });
 const portList = (p) => [
   ...p.gateway,
@@ -143,6 +150,7 @@ const portList = (p) => [
   p.nats,
   p.redis,
   ...(profile.postgres ? p.pg : []),
+  ...(profile.replicationDelayMs ? [p.pgReplication] : []),
 ];
 let ports = portsAt(profile.portBases[0]);
 for (const b of profile.portBases) {
@@ -156,11 +164,23 @@ for (const b of profile.portBases) {
  * ha profiles: the primary and its standby, made now (before any process reads the URL). Every process, and
  * the suite itself, is given both hosts with target_session_attrs=read-write (docs/operations.md "Database failover").
  */
+/** ha-async: the delaying proxy the standby's replication dials (made again at each rebuild: its upstream is the primary). */
+let replicationProxy;
+async function replicationVia(primaryPort) {
+  if (!profile.replicationDelayMs) return {};
+  if (replicationProxy) {
+    for (const sock of replicationProxy.sockets) sock.destroy();
+    await new Promise((r) => replicationProxy.server.close(r));
+  }
+  replicationProxy = await ledgerProxy(ports.pgReplication, primaryPort);
+  replicationProxy.delayMs = profile.replicationDelayMs;
+  return { via: ports.pgReplication };
+}
 const pgPair = profile.postgres
-  ? (() => {
+  ? await (async () => {
       const primary = startPrimary(ports.pg[0], profile.postgres === 'synchronous' ? { synchronousStandby: 'faults_standby' } : {});
       try {
-        return { primary, standby: startStandby(primary, ports.pg[1], 'faults_standby') };
+        return { primary, standby: startStandby(primary, ports.pg[1], 'faults_standby', await replicationVia(primary.port)) };
       } catch (err) {
         primary.destroy();
         throw err;
@@ -174,7 +194,7 @@ const dbName = `wallet_faults_${profileName.replace(/-/g, '_')}_${process.pid}`;
 /** The URL with another database (several hosts allowed: not a WHATWG URL). */
 const withDatabase = (url, name) => url.replace(/^(postgres(?:ql)?:\/\/[^/?#]*)(\/[^?#]*)?/, `$1/${name}`);
 const dbUrl = withDatabase(PG_ADMIN, dbName);
-const namespace = `faults${profileName}${process.pid}`;
+const namespace = `faults${profileName.replace(/-/g, '_')}${process.pid}`;
 const work = join(tmpdir(), `wallet-faults-${profileName}-${process.pid}`);
 const logDir = join(work, 'logs');
 const gateways = ports.gateway.map((p) => `http://127.0.0.1:${p}`);
@@ -1082,7 +1102,7 @@ const FAULTS = {
     // synchronous again once it streams (until then the new primary commits alone, as after any failover).
     primary.destroy();
     const rebuiltAt = Date.now();
-    const fresh = startStandby(standby, primary.port, 'faults_standby');
+    const fresh = startStandby(standby, primary.port, 'faults_standby', await replicationVia(standby.port));
     if (profile.postgres === 'synchronous') {
       await adminSql(`alter system set synchronous_standby_names = 'faults_standby'`);
       await adminSql('select pg_reload_conf()');
@@ -1251,7 +1271,8 @@ async function main() {
   let busy = [];
   for (let i = 0; i < 20; i++) {
     busy = [];
-    for (const p of portList(ports)) if (!(await portFree(p))) busy.push(p);
+    // (the ha profiles' Postgres already listens on its ports: the suite started it)
+    for (const p of portList(ports)) if (!(pgPair && [...ports.pg, ports.pgReplication].includes(p)) && !(await portFree(p))) busy.push(p);
     if (!busy.length) break;
     await sleep(500);
   }
@@ -1382,6 +1403,12 @@ function summary(result, seconds) {
       lines.push(
         `| ${f.at} → port ${f.newPrimaryPort} | ${f.promotedMs} ms | ${f.firstSendMs ?? 'none within 60 s'} ms | ${f.acceptedBefore} | ${f.rebuildMs} ms |`,
       );
+    const lost = (result?.checks ?? []).flatMap((c) => c.violations.filter((v) => /unknown to the transfer service/.test(v)));
+    lines.push(
+      '',
+      `acknowledged then lost: ${lost.length} sends accepted (201/200) and unknown to the transfer service after the failovers` +
+        (profile.replicationDelayMs ? ` (the standby's stream held ${profile.replicationDelayMs} ms behind the primary)` : ''),
+    );
   }
   const violations = result ? result.checks.reduce((a, c) => a + c.violations.length, 0) : NaN;
   if (result) {
@@ -1431,6 +1458,10 @@ async function cleanup(keepDb) {
   await stopInfra('nats').catch(() => {});
   await stopInfra('redis').catch(() => {});
   await dbConn.end();
+  if (replicationProxy) {
+    for (const sock of replicationProxy.sockets) sock.destroy();
+    replicationProxy.server.close();
+  }
   if (!keepDb) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
   if (!keepDb && pgPair) for (const c of [pgPair.primary, pgPair.standby]) c.destroy();
   rmSync(keepDb || process.env.FAULTS_KEEP_LOGS === '1' ? join(work, 'nats') : work, { recursive: true, force: true });

@@ -99,16 +99,36 @@ export function startPrimary(port: number, o: { synchronousStandby?: string } = 
   }
 }
 
-/** A hot standby streaming from `primary` (a base backup of it), named `name` to the primary. */
-export function startStandby(primary: PgCluster, port: number, name: string): PgCluster {
+/**
+ * A hot standby streaming from `primary` (a base backup of it), named `name` to the primary. `via`: the port
+ * its replication connection dials instead of the primary's (a proxy that delays or drops the stream).
+ */
+export function startStandby(primary: PgCluster, port: number, name: string, o: { via?: number } = {}): PgCluster {
   const data = ownedDirectory('wallet-pg-standby-');
   const c = cluster(port, data);
   try {
-    asPostgres(pgBin('pg_basebackup'), ['-D', data, '-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-X', 'stream', '-R', '--no-sync']);
+    asPostgres(pgBin('pg_basebackup'), [
+      '-D',
+      data,
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(primary.port),
+      '-U',
+      'postgres',
+      '-X',
+      'stream',
+      '-R',
+      '--no-sync',
+      '--checkpoint=fast',
+    ]);
     // the primary's settings came with the backup: this one's port, and no synchronous standby of its own once promoted
     appendFileSync(join(data, 'postgresql.conf'), settings(port, data, ["synchronous_standby_names = ''", 'hot_standby = on']));
     // after what -R wrote (postgresql.auto.conf is read last, its last line wins): named, so the primary can wait for it
-    appendFileSync(join(data, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${primary.port} user=postgres application_name=${name}'\n`);
+    appendFileSync(
+      join(data, 'postgresql.auto.conf'),
+      `primary_conninfo = 'host=127.0.0.1 port=${o.via ?? primary.port} user=postgres application_name=${name}'\n`,
+    );
     c.start();
     return c;
   } catch (err) {
