@@ -177,7 +177,7 @@ export async function runChecks({ db, ledger, record, natsUrl, only }) {
   );
   if (natsUrl) {
     await check('every JetStream consumer caught up (nothing pending or unacknowledged)', async () => {
-      const nc = await connect({ servers: natsUrl });
+      const nc = await connect({ servers: natsUrl.split(',') });
       try {
         const jsm = await jetstreamManager(nc);
         const v = [];

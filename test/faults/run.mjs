@@ -29,6 +29,8 @@ import { policyClient, startPrimary, startStandby } from '@wallet/platform/testi
 import { pgClientFor } from '@wallet/platform';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
+import { connect as natsConnect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -95,8 +97,10 @@ PROFILES.ha = {
   settleSeconds: 90,
   killOnly: ['transfer', 'ledger'],
   stallOnly: ['transfer', 'ledger', 'pse-deposit', 'collect-key'],
-  others: ['pgFailover', 'callbacksDuplicated', 'natsRestart', 'pgFailover', 'pgCut'],
+  others: ['pgFailover', 'natsNodeKill', 'callbacksDuplicated', 'natsNodePause', 'pgFailover', 'natsRestart', 'pgCut', 'natsNodeKill'],
   postgres: 'synchronous',
+  /** A three-node NATS cluster, every stream at R3 (NATS_STREAM_REPLICAS=3). */
+  natsNodes: 3,
 };
 /**
  * ha-async: the standby asynchronous, its replication stream passed through a proxy that holds every chunk the
@@ -134,6 +138,9 @@ const portsAt = (b) => ({
   sandbox: 8390 + b,
   smtp: 2635 + b,
   nats: 4322 + b,
+  /** ha profiles: the NATS cluster's nodes (client ports; the first is `nats`) and their route ports. */
+  natsNodes: [4322 + b, 4323 + b, 4324 + b],
+  natsRoutes: [6422 + b, 6423 + b, 6424 + b],
   redis: 6479 + b,
   /** ha profiles: the suite's own Postgres, primary and standby (they swap at each failover). */
   pg: [5462 + b, 5463 + b],
@@ -151,6 +158,7 @@ const portList = (p) => [
   p.redis,
   ...(profile.postgres ? p.pg : []),
   ...(profile.replicationDelayMs ? [p.pgReplication] : []),
+  ...(profile.natsNodes ? [...p.natsNodes.slice(1), ...p.natsRoutes] : []),
 ];
 let ports = portsAt(profile.portBases[0]);
 for (const b of profile.portBases) {
@@ -261,19 +269,50 @@ async function adminSql(sql, params = []) {
 }
 
 const infra = {};
+/** The NATS processes of the run: `nats`, or (ha profiles) `nats-1`, `nats-2`, `nats-3`, a JetStream cluster. */
+const natsServers = (profile.natsNodes ? ports.natsNodes : [ports.nats]).map((p) => `nats://127.0.0.1:${p}`);
+const NATS_NODES = profile.natsNodes ? Array.from({ length: profile.natsNodes }, (_, i) => `nats-${i + 1}`) : ['nats'];
+function natsArgs(name) {
+  if (name === 'nats') return ['-js', '-a', '127.0.0.1', '-p', String(ports.nats), '-sd', join(work, 'nats')];
+  const i = NATS_NODES.indexOf(name);
+  const routes = ports.natsRoutes.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`);
+  return [
+    ...['-js', '-a', '127.0.0.1', '-p', String(ports.natsNodes[i]), '-sd', join(work, 'nats', name), '-n', name],
+    ...['--cluster_name', 'wallet_faults', '--cluster', `nats://127.0.0.1:${ports.natsRoutes[i]}`, '--routes', routes.join(',')],
+  ];
+}
 function startInfra(name) {
   if (stopping) throw new Error('the run is stopping');
   const out = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  const child =
-    name === 'nats'
-      ? spawn('/usr/sbin/nats-server', ['-js', '-a', '127.0.0.1', '-p', String(ports.nats), '-sd', join(work, 'nats')], { stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn('/usr/bin/redis-server', ['--port', String(ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+  const child = name.startsWith('nats')
+    ? spawn('/usr/sbin/nats-server', natsArgs(name), { stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('/usr/bin/redis-server', ['--port', String(ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   infra[name] = child;
-  return waitPort(name === 'nats' ? ports.nats : ports.redis);
+  return waitPort(name === 'nats' ? ports.nats : name.startsWith('nats-') ? ports.natsNodes[NATS_NODES.indexOf(name)] : ports.redis);
+}
+/** Every NATS process up; a cluster also with a JetStream meta leader (before it, no stream can be made). */
+async function startNats() {
+  await Promise.all(NATS_NODES.map((n) => startInfra(n)));
+  if (NATS_NODES.length === 1) return;
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const nc = await natsConnect({ servers: natsServers });
+      try {
+        await (await jetstreamManager(nc)).getAccountInfo();
+        return;
+      } finally {
+        await nc.close();
+      }
+    } catch (err) {
+      if (Date.now() > until) throw new Error(`the NATS cluster has no JetStream leader after 30 s: ${err.message}`, { cause: err });
+      await sleep(250);
+    }
+  }
 }
 async function stopInfra(name, signal = 'SIGTERM') {
   const c = infra[name];
@@ -355,7 +394,9 @@ let proxies = [];
 
 const common = {
   DATABASE_URL: dbUrl,
-  NATS_URL: `nats://127.0.0.1:${ports.nats}`,
+  NATS_URL: natsServers.join(','),
+  // ha profiles: every stream at R3 on the three-node cluster, as production runs it
+  ...(profile.natsNodes ? { NATS_STREAM_REPLICAS: String(profile.natsNodes) } : {}),
   BUS_NAMESPACE: namespace,
   LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
   NODE_ENV: 'development',
@@ -1003,6 +1044,7 @@ const stallTotals = { count: 0, ms: 0 };
 const slowTotals = { windows: 0, ms: 0, delays: [] };
 /** ha profiles: each failover, with its recovery times. */
 const failovers = [];
+let natsTurn = 0;
 /** The suite's own connection to the run's server (connected again after a failover or a cut). */
 const dbConn = {
   client: undefined,
@@ -1079,10 +1121,35 @@ const FAULTS = {
     return `replies +${delay} ms for ${ms} ms`;
   },
   async natsRestart() {
-    await stopInfra('nats');
-    injected('NATS restarted');
-    await sleep(800);
-    await startInfra('nats');
+    // a cluster: a rolling restart, one node after the other (each back before the next goes)
+    for (const n of NATS_NODES) {
+      await stopInfra(n);
+      await sleep(800);
+      await startInfra(n);
+      if (NATS_NODES.length > 1) await sleep(1500); // it rejoins and catches its streams up
+    }
+    injected(NATS_NODES.length > 1 ? 'NATS cluster restarted node by node' : 'NATS restarted');
+  },
+  async natsNodeKill() {
+    // one node of three lost at once (kill -9), its streams' replicas served by the other two, then back
+    const n = NATS_NODES[natsTurn++ % NATS_NODES.length];
+    await stopInfra(n, 'SIGKILL');
+    injected(`NATS node killed (kill -9 ${n})`);
+    await sleep(3000 * profile.hold + 1000);
+    await startInfra(n);
+    return n;
+  },
+  async natsNodePause() {
+    // one node frozen (SIGSTOP): its connections hang without closing, its stream leaderships time out
+    const n = NATS_NODES[natsTurn++ % NATS_NODES.length];
+    const c = infra[n];
+    stopped.add(c);
+    c.kill('SIGSTOP');
+    injected(`NATS node paused (SIGSTOP ${n})`);
+    await sleep(5000);
+    c.kill('SIGCONT');
+    stopped.delete(c);
+    return `${n} for 5 s`;
   },
   async pgFailover() {
     // The primary crashes (no shutdown checkpoint, every connection cut) and its standby is promoted, as
@@ -1287,7 +1354,7 @@ async function main() {
     void samplePgConnections();
   }, 1000);
   try {
-    await startInfra('nats');
+    await startNats();
     await startInfra('redis');
     proxies = await Promise.all(ports.ledgerProxy.map((p, r) => ledgerProxy(p, ports.grpc.ledger[r])));
 
@@ -1455,7 +1522,7 @@ async function cleanup(keepDb) {
     for (const sock of p.sockets) sock.destroy();
     p.server.close();
   }
-  await stopInfra('nats').catch(() => {});
+  for (const n of NATS_NODES) await stopInfra(n).catch(() => {});
   await stopInfra('redis').catch(() => {});
   await dbConn.end();
   if (replicationProxy) {

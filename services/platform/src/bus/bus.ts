@@ -64,6 +64,26 @@ export interface BusOptions {
  * NATS JetStream for the product: namespaced streams (so parallel test runs share one server),
  * publishing with Nats-Msg-Id = event id and CloudEvents headers, durable pull consumers.
  */
+/** How long a JetStream API call (stream or consumer info, create, update) or a publish's acknowledgement may take. */
+export const JETSTREAM_API_TIMEOUT_MS = 15_000;
+
+/**
+ * An idempotent JetStream API step (making sure of a stream or a consumer) tried again when it times out, up to 4
+ * times: on a cluster a proposal the meta leader lost (an election while every process of a rolling start competes
+ * for the CPU) is never answered, and asking again is how it gets through. Any other error is thrown at once.
+ */
+export async function retriedOnTimeout<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = err as { name?: string; message?: string };
+      if (attempt >= 4 || !(e.name === 'TimeoutError' || e.message === 'timeout')) throw err;
+      await new Promise((r) => setTimeout(r, 500 * attempt));
+    }
+  }
+}
+
 export class Bus {
   private constructor(
     readonly nc: NatsConnection,
@@ -76,8 +96,11 @@ export class Bus {
     // noAsyncTraces: no stack captured per request/publish (the library's measured ~12-15% of the CPU of
     // a JetStream publish or ack; errors then carry the library's frames only).
     const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
-    const jsm = await jetstreamManager(nc);
-    return new Bus(nc, jetstream(nc), jsm, opts);
+    // JetStream's API calls (streams, consumers) wait up to 15 s, not the library's 5: on a cluster each is a
+    // consensus round of the meta group, and at a rolling start every service makes its streams and consumers at
+    // once (the fault suite's three-node cluster timed a start out at 5 s, which exits the process).
+    const jsm = await retriedOnTimeout(() => jetstreamManager(nc, { timeout: JETSTREAM_API_TIMEOUT_MS }));
+    return new Bus(nc, jetstream(nc, { timeout: JETSTREAM_API_TIMEOUT_MS }), jsm, opts);
   }
 
   subject(s: string): string {
@@ -100,20 +123,22 @@ export class Bus {
       duplicate_window: nanos(10 * 60 * 1000),
       num_replicas: this.opts.replicas ?? 1,
     };
-    try {
-      await this.jsm.streams.info(cfg.name);
-      await this.jsm.streams.update(cfg.name, cfg);
-    } catch (err) {
-      if ((err as { message?: string }).message?.includes('stream not found') || (err as { code?: string }).code === '404') {
-        await this.jsm.streams.add(cfg);
-      } else {
-        try {
+    await retriedOnTimeout(async () => {
+      try {
+        await this.jsm.streams.info(cfg.name);
+        await this.jsm.streams.update(cfg.name, cfg);
+      } catch (err) {
+        if ((err as { message?: string }).message?.includes('stream not found') || (err as { code?: string }).code === '404') {
           await this.jsm.streams.add(cfg);
-        } catch {
-          throw err;
+        } else {
+          try {
+            await this.jsm.streams.add(cfg);
+          } catch {
+            throw err;
+          }
         }
       }
-    }
+    });
   }
 
   /** Publishes and waits for the stream's ack; a duplicate id inside the window is dropped by JetStream. */
@@ -142,12 +167,14 @@ export class Bus {
       max_deliver: -1,
       filter_subject: this.subject(filterSubject),
     };
-    try {
-      await this.jsm.consumers.info(name, durable);
-      await this.jsm.consumers.update(name, durable, { filter_subject: cfg.filter_subject, ack_wait: cfg.ack_wait });
-    } catch {
-      await this.jsm.consumers.add(name, cfg);
-    }
+    await retriedOnTimeout(async () => {
+      try {
+        await this.jsm.consumers.info(name, durable);
+        await this.jsm.consumers.update(name, durable, { filter_subject: cfg.filter_subject, ack_wait: cfg.ack_wait });
+      } catch {
+        await this.jsm.consumers.add(name, cfg);
+      }
+    });
   }
 
   /** Pulls the durable consumer's messages, up to `maxMessages` asked for at a time. */
