@@ -414,9 +414,17 @@ const ALWAYS_DRAINED = ['SELECT count(*) FROM ledger.journal_queue'];
 /**
  * Tables only background work writes, from data already there, whatever the requests: the ledger's
  * balance checkpoints (docs/balance-checkpoints.md), written for hours already closed, on a pass that
- * starts each hour a few minutes past it (a suite running then would see them change by themselves).
+ * starts each hour a few minutes past it (a suite running then would see them change by themselves);
+ * pse-deposit's deposit counts (docs/deposit-counts.md), folded from their deltas every 2 s (a delta is
+ * written only with a change to `pse_deposit.deposits`, which is compared).
  */
-const BACKGROUND_TABLES = ['ledger.balance_checkpoints', 'ledger.balance_checkpoint_progress'];
+const BACKGROUND_TABLES = [
+  'ledger.balance_checkpoints',
+  'ledger.balance_checkpoint_progress',
+  'pse_deposit.deposit_counts',
+  'pse_deposit.deposit_count_deltas',
+  'pse_deposit.deposit_count_progress',
+];
 
 /** Columns that change on reads or by themselves and say nothing about a write. */
 const VOLATILE_COLUMNS = ['last_used_at'];
