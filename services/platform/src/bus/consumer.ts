@@ -263,7 +263,9 @@ export class InboxConsumer {
         await new Promise<void>((r) => setImmediate(r));
         continue;
       }
-      const batch = queue.splice(0, this.maxBatch);
+      // In stream order: an event handed back (nak) comes again after later ones were pulled, and when its
+      // redelivery shares a batch with them it is applied first, as it was published first.
+      const batch = queue.splice(0, this.maxBatch).sort((a, b) => a.seq - b.seq);
       const resume = resumePull;
       resumePull = undefined;
       resume?.();
