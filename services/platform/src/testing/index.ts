@@ -208,4 +208,14 @@ export { CANONICAL_JSON_INPUTS, CODE_UNIT_ORDER_GOLDEN } from './canonical-json-
 export { recordSpans, type RecordedSpans } from './recorded-spans.js';
 export { freePort } from './free-port.js';
 export { SANDBOX_ACH_ACCOUNT, PSE_PAYER } from './fixtures.js';
-export { pgBin, startPrimary, startStandby, type PgCluster } from './pg-cluster.js';
+export {
+  archiveCurrentWal,
+  baseBackup,
+  makeArchiveDir,
+  pgBin,
+  startPrimary,
+  startRestored,
+  startStandby,
+  type BaseBackup,
+  type PgCluster,
+} from './pg-cluster.js';
