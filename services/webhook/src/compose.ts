@@ -2,6 +2,7 @@ import { SecretBox, ServiceScope, asyncService, startGrpcServer, type Bus, type 
 import { webhookV1 } from '@wallet/proto';
 import { pinnedHttpSender } from './adapters/http-sender.js';
 import { SsrfTargetGuard, systemResolver, type Resolver } from './adapters/target.js';
+import { AckFloors } from './app/ack-floors.js';
 import { workerDeps } from './app/deps.js';
 import { Dispatcher } from './app/dispatcher.js';
 import { webhookUseCases } from './app/use-cases.js';
@@ -70,7 +71,7 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
     const targets = new SsrfTargetGuard({ strict: !c.WEBHOOK_ALLOW_PRIVATE_TARGETS }, o.resolver ?? systemResolver);
 
     const worker = new DeliveryWorker(
-      workerDeps({ queue: store, secrets, targets, sender: pinnedHttpSender }),
+      workerDeps({ queue: store, floors: new AckFloors(bus, log.child({ component: 'ack-floors' })), secrets, targets, sender: pinnedHttpSender }),
       {
         timeoutMs: c.WEBHOOK_TIMEOUT_MS,
         retryBaseMs: c.WEBHOOK_RETRY_BASE_MS,

@@ -91,6 +91,12 @@ export interface ReceivedEvent {
   time: string | undefined;
   traceparent: string | undefined;
   redelivered: boolean;
+  /**
+   * The JetStream stream and the message's sequence number in it: its place among that stream's events,
+   * which is publication order (the webhook service delivers a resource's events in it, docs/webhooks.md "Order").
+   */
+  stream: string;
+  streamSeq: number;
 }
 
 /** Runs inside the inbox transaction (native prepared statements, `?` placeholders). */
@@ -312,6 +318,8 @@ export class InboxConsumer {
       time: m.headers?.get('ce-time') || undefined,
       traceparent: m.headers?.get('traceparent') || undefined,
       redelivered: m.redelivered,
+      stream: m.info.stream,
+      streamSeq: m.seq,
     };
     const companyId = (payload as { companyId?: unknown } | null)?.companyId;
     return { m, evt, parent, logCtx: { eventId: id, ...(typeof companyId === 'string' ? { companyId } : {}) } };

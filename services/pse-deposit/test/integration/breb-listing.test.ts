@@ -278,6 +278,8 @@ describe('Bre-B collect-key deposits in the listing', () => {
               time: undefined,
               traceparent: undefined,
               redelivered: false,
+              stream: 'DEPOSITS',
+              streamSeq: i + 1,
             };
             return last;
           };

@@ -1,5 +1,5 @@
 import type { SecretBox } from '@wallet/platform';
-import type { DeliveryQueue, DeliveryWaker, EndpointStore, TargetGuard, WebhookSender } from './ports.js';
+import type { AckFloorSource, DeliveryQueue, DeliveryWaker, EndpointStore, TargetGuard, WebhookSender } from './ports.js';
 
 /** What the endpoint and delivery-log use cases are built from. */
 export interface WebhookDeps {
@@ -14,6 +14,8 @@ export interface WebhookDeps {
 /** What the delivery worker is built from; `now` is replaceable in tests. */
 export interface WorkerDeps {
   queue: DeliveryQueue;
+  /** How far each consumer has recorded its stream: a delivery goes out once every earlier event of its resource can be known. */
+  floors: AckFloorSource;
   /** Opens the sealed signing secrets. */
   secrets: SecretBox;
   targets: TargetGuard;

@@ -117,11 +117,23 @@ export interface AttemptFailure {
   retryInSeconds: number;
 }
 
+/** A stream's consumer ack floor: every message of the stream up to `seq` is recorded (and acknowledged). */
+export interface StreamFloor {
+  stream: string;
+  seq: number;
+}
+
+/** The ack floors of the webhook service's consumers, as recent as the bus can tell (a floor only rises). */
+export interface AckFloorSource {
+  current(): Promise<StreamFloor[]>;
+}
+
 /** The queue of due deliveries (the worker): claimed under a lease, so replicas share it and a crash loses none. */
 export interface DeliveryQueue {
   /** Pending deliveries of a disabled endpoint past their horizon end FAILED; how many. */
   expireOverdue(): Promise<number>;
-  claimDue(batch: number, leaseSeconds: number): Promise<ClaimedDelivery[]>;
+  /** Due deliveries, each after the earlier ones of its resource, and once `floors` has passed its source event. */
+  claimDue(batch: number, leaseSeconds: number, floors: readonly StreamFloor[]): Promise<ClaimedDelivery[]>;
   markSucceeded(id: string, responseStatus: number, latencyMs: number): Promise<void>;
   /** The delivery's status after the attempt (null: it was no longer pending). */
   markAttemptFailed(id: string, r: AttemptFailure): Promise<DeliveryStatus | null>;

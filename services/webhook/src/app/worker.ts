@@ -82,7 +82,7 @@ export class DeliveryWorker implements DeliveryWaker {
     await this.deps.queue.expireOverdue();
     const leaseSeconds = Math.ceil(this.s.timeoutMs / 1000) + 30;
     while (!this.stopped) {
-      const batch = await this.deps.queue.claimDue(this.s.batch, leaseSeconds);
+      const batch = await this.deps.queue.claimDue(this.s.batch, leaseSeconds, await this.deps.floors.current());
       if (batch.length === 0) return;
       const queue = [...batch];
       await Promise.all(

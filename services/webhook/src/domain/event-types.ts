@@ -70,6 +70,13 @@ export interface WebhookEvent {
   resourceId: string;
   createdAt: Date;
   data: Record<string, unknown>;
+  /**
+   * The source event's stream and sequence number there: a resource's deliveries go out in this order, each once
+   * every earlier event of its stream is recorded (the consumer's ack floor has passed it, docs/webhooks.md "Order").
+   * Null for a source event not read from a stream (none in production).
+   */
+  stream: string | null;
+  streamSeq: number | null;
 }
 
 export function webhookEventId(sourceEventId: string, type: string): string {
@@ -195,6 +202,9 @@ export interface SourceEvent {
   subject: string;
   payload: unknown;
   time?: string | undefined;
+  /** Where the consumer read it: the stream and the message's sequence number there (its publication order). */
+  stream?: string;
+  streamSeq?: number;
 }
 
 /**
@@ -220,6 +230,8 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     resourceId,
     createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()),
     data,
+    stream: src.stream ?? null,
+    streamSeq: src.streamSeq ?? null,
   });
   const [family] = src.subject.split('.');
   if (src.subject === 'transfer.batch_validated' || src.subject === 'transfer.batch_completed') {

@@ -1,5 +1,6 @@
 import type { Database, SqlTx } from '@wallet/platform';
 import type {
+  StreamFloor,
   AttemptFailure,
   ClaimedDelivery,
   DeliveryFilter,
@@ -197,6 +198,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
       eventId: [] as string[],
       type: [] as string[],
       resourceKey: [] as string[],
+      stream: [] as (string | null)[],
+      streamSeq: [] as (number | null)[],
     };
     for (const [i, e] of events.entries()) {
       const endpoints = endpointsOf.get(pairIndex[i]!);
@@ -217,6 +220,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
         dl.eventId.push(e.id);
         dl.type.push(e.type);
         dl.resourceKey.push(e.resourceKey);
+        dl.stream.push(e.stream);
+        dl.streamSeq.push(e.streamSeq);
       }
     }
     if (ev.id.length === 0) return 0;
@@ -232,13 +237,13 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
     );
     // `order by` the ordinality: rows are inserted, and take their seq, in the order of the arrays.
     const rows = await tx.query(
-      `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
-       select d.id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.resource_key, now() + make_interval(secs => $7)
-       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-         with ordinality as d(id, company_id, endpoint_id, event_id, event_type, resource_key, ord)
+      `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at, source_stream, source_seq)
+       select d.id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.resource_key, now() + make_interval(secs => $7), d.source_stream, d.source_seq
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $8::text[], $9::bigint[])
+         with ordinality as d(id, company_id, endpoint_id, event_id, event_type, resource_key, source_stream, source_seq, ord)
        order by d.ord
        on conflict (endpoint_id, event_id) where replay_of is null do nothing returning id`,
-      [dl.id, dl.companyId, dl.endpointId, dl.eventId, dl.type, dl.resourceKey, this.horizonSeconds],
+      [dl.id, dl.companyId, dl.endpointId, dl.eventId, dl.type, dl.resourceKey, this.horizonSeconds, dl.stream, dl.streamSeq],
     );
     return rows.length;
   }
@@ -261,11 +266,12 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
     });
   }
 
-  /** A new delivery of the same event (same event id) to the same endpoint. */
+  /** A new delivery of the same event (same event id) to the same endpoint, in the original's place in the resource's order. */
   async replay(companyId: string, original: DeliveryRow): Promise<DeliveryRow> {
     const rows = await this.db.prepared(
-      `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at, replay_of)
-       values ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8) returning *`,
+      `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at, replay_of, source_stream, source_seq)
+       select $1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8, o.source_stream, o.source_seq
+       from webhook.deliveries o where o.id = $8 returning *`,
       [newDeliveryId(), companyId, original.endpointId, original.eventId, original.eventType, original.resourceKey, this.horizonSeconds, original.id],
     );
     return deliveryFrom(rows[0]!);
@@ -296,16 +302,24 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
    * pushing their next attempt `leaseSeconds` ahead: a worker that dies mid-send leaves them to be
    * retried after the lease. A delivery waits while an older one to the same endpoint about the same
    * resource is still pending (ordered per resource), and while its endpoint is disabled.
+   *
+   * The order of a resource's deliveries is its source events' order in their stream (`source_seq`, then `seq`),
+   * and a delivery waits until `floors` (each stream's consumer ack floor) has passed its source event: every
+   * earlier event of the stream is recorded by then, so none can still arrive and jump ahead of it. A stream
+   * without a known floor holds its deliveries. Rows from before the source positions keep the insertion order.
    */
-  async claimDue(batch: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  async claimDue(batch: number, leaseSeconds: number, floors: readonly StreamFloor[]): Promise<ClaimedDelivery[]> {
     const rows = await this.db.prepared(
-      `with due as (
+      `with floors as (select * from unnest($3::text[], $4::bigint[]) as f(stream, seq)),
+       due as (
          select dl.id from webhook.deliveries dl
          join webhook.endpoints ep on ep.id = dl.endpoint_id
          where dl.status = 'PENDING' and dl.next_attempt_at <= now() and ep.enabled and ep.deleted_at is null
+           and (dl.source_seq is null or dl.source_seq <= (select f.seq from floors f where f.stream = dl.source_stream))
            and (dl.resource_key is null or not exists (
              select 1 from webhook.deliveries o
-             where o.endpoint_id = dl.endpoint_id and o.resource_key = dl.resource_key and o.status = 'PENDING' and o.seq < dl.seq))
+             where o.endpoint_id = dl.endpoint_id and o.resource_key = dl.resource_key and o.status = 'PENDING'
+               and (coalesce(o.source_seq, 0), o.seq) < (coalesce(dl.source_seq, 0), dl.seq)))
          order by dl.next_attempt_at, dl.seq
          limit $1
          for update of dl skip locked
@@ -314,7 +328,7 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
        from due, webhook.endpoints ep, webhook.events ev
        where x.id = due.id and ep.id = x.endpoint_id and ev.id = x.event_id
        returning x.id, x.company_id, x.endpoint_id, x.event_id, x.attempts, ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, ev.body`,
-      [batch, leaseSeconds],
+      [batch, leaseSeconds, floors.map((f) => f.stream), floors.map((f) => f.seq)],
     );
     return rows.map((r) => ({
       id: String(r.id),

@@ -119,6 +119,7 @@ describe('dispatcher: a page of events written at once', () => {
 
     const t1 = randomUUID();
     const t2 = randomUUID();
+    let streamSeq = 0;
     const evt = (subject: string, payload: unknown, id = randomUUID()): ReceivedEvent => ({
       id,
       subject,
@@ -126,6 +127,8 @@ describe('dispatcher: a page of events written at once', () => {
       time: new Date().toISOString(),
       traceparent: undefined,
       redelivered: false,
+      stream: subject.startsWith('deposit.') ? 'DEPOSITS' : 'TRANSFERS',
+      streamSeq: ++streamSeq,
     });
     const first = evt('transfer.completed', transferPayload({ transferId: t1, companyId: coA }, 'x'));
     const page: ReceivedEvent[] = [
@@ -190,6 +193,8 @@ describe('dispatcher: a page of events written at once', () => {
       time: undefined,
       traceparent: undefined,
       redelivered: false,
+      stream: 'TRANSFERS',
+      streamSeq: 1,
     });
     const unsubscribed = await run(svc.service.db, [co], (tx, wrote) =>
       d.batchHandler(wrote)(
