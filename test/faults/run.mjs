@@ -9,7 +9,9 @@
 //
 // ha / ha-async (issue 45): the suite's own Postgres, a primary and a hot standby (synchronous / asynchronous)
 // made on loopback, every process given both hosts with target_session_attrs=read-write; the primary is
-// crashed under load and the standby promoted (then a fresh standby rebuilt in its place), twice.
+// crashed under load and the standby promoted (then a fresh standby rebuilt in its place), twice; a three-node
+// NATS cluster loses, freezes and restarts nodes; links to a ledger replica and from a replica set to Postgres
+// hang (link-proxy.mjs); the WAL archive and a base backup are restored after the run (restore.mjs).
 //
 // Needs a build (`npx turbo run build`). Owns its NATS (`nats-server`) and Redis (`redis-server`)
 // so that it can restart and stop them; uses the shared Postgres with a database of its own (only
@@ -25,13 +27,16 @@ import { Secret, TOTP } from 'otpauth';
 import { ledgerV1 } from '@wallet/proto';
 // Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
 // company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
-import { policyClient, startPrimary, startStandby } from '@wallet/platform/testing';
+import { baseBackup, makeArchiveDir, policyClient, startPrimary, startStandby } from '@wallet/platform/testing';
 import { pgClientFor } from '@wallet/platform';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
 import { connect as natsConnect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
+import { startLinkHost } from './link-proxy.mjs';
+import { restoreDrill } from './restore.mjs';
+import { SUBSCRIBED, startWebhookReceiver, webhookOrderCheck } from './webhooks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
@@ -97,7 +102,25 @@ PROFILES.ha = {
   settleSeconds: 90,
   killOnly: ['transfer', 'ledger'],
   stallOnly: ['transfer', 'ledger', 'pse-deposit', 'collect-key'],
-  others: ['pgFailover', 'natsNodeKill', 'callbacksDuplicated', 'natsNodePause', 'pgFailover', 'natsRestart', 'pgCut', 'natsNodeKill'],
+  others: [
+    'pgFailover',
+    'linkHang',
+    'natsNodeKill',
+    'pgLinkHang',
+    'callbacksDuplicated',
+    'natsNodePause',
+    'linkHang',
+    'pgFailover',
+    'pgLinkHang',
+    'natsRestart',
+    'pgCut',
+    'natsNodeKill',
+    'linkHangLong',
+  ],
+  /** Partitions: longer than the calls' deadlines (5 s) and the sweepers' grace. */
+  hangMs: [6000, 9000],
+  /** The long one: past the gRPC keep-alive's verdict (10 s + 5 s). */
+  longHangMs: 30_000,
   postgres: 'synchronous',
   /** A three-node NATS cluster, every stream at R3 (NATS_STREAM_REPLICAS=3). */
   natsNodes: 3,
@@ -136,6 +159,8 @@ const portsAt = (b) => ({
   /** The slow-ledger proxies: every ledger client dials these, each forwards to one ledger replica. */
   ledgerProxy: [28363 + b, 28364 + b],
   sandbox: 8390 + b,
+  /** The companies' webhook endpoints (webhooks.mjs). */
+  webhooks: 8396 + b,
   smtp: 2635 + b,
   nats: 4322 + b,
   /** ha profiles: the NATS cluster's nodes (client ports; the first is `nats`) and their route ports. */
@@ -146,6 +171,13 @@ const portsAt = (b) => ({
   pg: [5462 + b, 5463 + b],
   /** ha-async: the delaying proxy in front of the primary that the standby's replication dials. */
   pgReplication: 5464 + b,
+  /** ha profiles: what replica r of every service dials for Postgres: a proxy in front of each node (pg[0], pg[1]). */
+  pgLinks: [
+    [5465 + b, 5466 + b],
+    [5467 + b, 5468 + b],
+  ],
+  /** ha profiles: the restored copies of the backup (restore.mjs), one at a time. */
+  pgRestore: 5469 + b,
 });
 const portList = (p) => [
   ...p.gateway,
@@ -153,11 +185,13 @@ const portList = (p) => [
   ...Object.values(p.grpc).flat(),
   ...p.ledgerProxy,
   p.sandbox,
+  p.webhooks,
   p.smtp,
   p.nats,
   p.redis,
   ...(profile.postgres ? p.pg : []),
   ...(profile.replicationDelayMs ? [p.pgReplication] : []),
+  ...(profile.postgres ? [...p.pgLinks.flat(), p.pgRestore] : []),
   ...(profile.natsNodes ? [...p.natsNodes.slice(1), ...p.natsRoutes] : []),
 ];
 let ports = portsAt(profile.portBases[0]);
@@ -172,23 +206,24 @@ for (const b of profile.portBases) {
  * ha profiles: the primary and its standby, made now (before any process reads the URL). Every process, and
  * the suite itself, is given both hosts with target_session_attrs=read-write (docs/operations.md "Database failover").
  */
+/** The degradable links (link-proxy.mjs), served by a thread of their own. */
+const links = await startLinkHost();
 /** ha-async: the delaying proxy the standby's replication dials (made again at each rebuild: its upstream is the primary). */
 let replicationProxy;
 async function replicationVia(primaryPort) {
   if (!profile.replicationDelayMs) return {};
-  if (replicationProxy) {
-    for (const sock of replicationProxy.sockets) sock.destroy();
-    await new Promise((r) => replicationProxy.server.close(r));
-  }
-  replicationProxy = await ledgerProxy(ports.pgReplication, primaryPort);
+  if (replicationProxy) await replicationProxy.close();
+  replicationProxy = await links.link(ports.pgReplication, primaryPort);
   replicationProxy.delayMs = profile.replicationDelayMs;
   return { via: ports.pgReplication };
 }
+/** ha profiles: where every node archives its WAL (the backups restore.mjs restores). */
+const archiveDir = profile.postgres ? makeArchiveDir() : undefined;
 const pgPair = profile.postgres
   ? await (async () => {
-      const primary = startPrimary(ports.pg[0], profile.postgres === 'synchronous' ? { synchronousStandby: 'faults_standby' } : {});
+      const primary = startPrimary(ports.pg[0], { archiveDir, ...(profile.postgres === 'synchronous' ? { synchronousStandby: 'faults_standby' } : {}) });
       try {
-        return { primary, standby: startStandby(primary, ports.pg[1], 'faults_standby', await replicationVia(primary.port)) };
+        return { primary, standby: startStandby(primary, ports.pg[1], 'faults_standby', { archiveDir, ...(await replicationVia(primary.port)) }) };
       } catch (err) {
         primary.destroy();
         throw err;
@@ -323,70 +358,22 @@ async function stopInfra(name, signal = 'SIGTERM') {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The slow-ledger proxies: a loopback TCP proxy in front of each ledger replica. Bytes go through
-// unchanged (the TLS of the mesh is end to end); while `delayMs` is set, every chunk the ledger
-// sends back is held that long (in order), so each reply arrives late while the request was
-// applied on time.
-
-function ledgerProxy(listenPort, upstreamPort) {
-  const proxy = { delayMs: 0, connections: 0, delayedChunks: 0, delayedBytes: 0, sockets: new Set(), server: undefined };
-  proxy.server = net.createServer({ noDelay: true }, (client) => {
-    proxy.connections++;
-    const upstream = net.connect({ port: upstreamPort, host: '127.0.0.1', noDelay: true });
-    proxy.sockets.add(client);
-    proxy.sockets.add(upstream);
-    const destroyBoth = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', destroyBoth);
-    upstream.on('error', destroyBoth);
-    client.on('close', () => {
-      proxy.sockets.delete(client);
-      upstream.destroy();
-    });
-    upstream.on('close', () => proxy.sockets.delete(upstream));
-    client.pipe(upstream); // requests: at once
-    // Replies: in order, each chunk no earlier than delayMs after it arrived.
-    const queue = [];
-    let timer,
-      ended = false;
-    const flush = () => {
-      timer = undefined;
-      const now = Date.now();
-      while (queue.length && queue[0].due <= now) client.write(queue.shift().chunk);
-      if (queue.length) timer = setTimeout(flush, queue[0].due - now);
-      else if (ended) client.end();
-    };
-    upstream.on('data', (chunk) => {
-      const delay = proxy.delayMs;
-      if (!queue.length && delay === 0) {
-        client.write(chunk);
-        return;
-      }
-      if (delay > 0) {
-        proxy.delayedChunks++;
-        proxy.delayedBytes += chunk.length;
-      }
-      const due = Math.max(Date.now() + delay, queue.at(-1)?.due ?? 0);
-      queue.push({ due, chunk });
-      timer ??= setTimeout(flush, Math.max(0, queue[0].due - Date.now()));
-    });
-    upstream.on('end', () => {
-      ended = true;
-      if (!queue.length) client.end();
-    });
-    client.on('close', () => {
-      if (timer) clearTimeout(timer);
-      queue.length = 0;
-    });
-  });
-  return new Promise((resolve, reject) => {
-    proxy.server.once('error', reject);
-    proxy.server.listen(listenPort, '127.0.0.1', () => resolve(proxy));
-  });
-}
+// The links the suite degrades (link-proxy.mjs): every ledger client dials a proxy in front of each
+// ledger replica (slow replies, a hung link); in the ha profiles every replica r of every service
+// reaches Postgres through its own pair of proxies (pgLinks[r], one per node), so one replica set
+// can be cut off from the database while the other is not.
 let proxies = [];
+/** The companies' webhook endpoints (webhooks.mjs). */
+let webhookReceiver;
+/** The ledger links' counters, read at the end of the run. */
+let ledgerLinks = [];
+/** ha profiles: pgLinks[r][i], the proxy replica r dials for Postgres node i. */
+let pgLinks = [];
+/** ha profiles: replica r's database URL, through its own links (the sandbox, the provider, dials the nodes directly). */
+const dbUrlOf = (r) =>
+  pgPair && r !== undefined
+    ? withDatabase(`postgresql://postgres@${local([ports.pgLinks[r][0]])},${local([ports.pgLinks[r][1]])}/postgres?target_session_attrs=read-write`, dbName)
+    : dbUrl;
 
 // ---------------------------------------------------------------------------------------------
 // The product's processes, started as deploy/local/up.mjs and the bench do: two replicas of each
@@ -497,7 +484,7 @@ function envOf(name, r) {
     case 'receipt':
       return own;
     case 'webhook':
-      return { ...own, WEBHOOK_POLL_INTERVAL_MS: 500 };
+      return { ...own, WEBHOOK_POLL_INTERVAL_MS: 500, WEBHOOK_RETRY_BASE_MS: 300, WEBHOOK_RETRY_MAX_DELAY_MS: 2000 };
     case 'reconciliation':
       return {
         ...own,
@@ -526,6 +513,7 @@ function startService(key, { restart = false } = {}) {
   const env = {
     ...process.env,
     ...common,
+    DATABASE_URL: dbUrlOf(r),
     OTEL_SERVICE_NAME: name,
     SERVICE_INSTANCE_ID: key.replace('/', '-'),
     ...Object.fromEntries(Object.entries(envOf(name, r)).map(([k, v]) => [k, String(v)])),
@@ -595,7 +583,14 @@ function count(kind, outcome) {
 const GW = '@gateway';
 let gwTurn = 0;
 const gatewayCalls = gateways.map(() => 0);
-async function call(method, url, { token, body, timeoutMs = 10_000, forwardedFor } = {}) {
+/** When each call through a gateway failed (5xx, or no answer): what a hung link costs the clients, and for how long. */
+const gatewayFailures = [];
+async function call(method, url, opts = {}) {
+  const r = await callOnce(method, url, opts);
+  if (url.startsWith(GW) && (r.status === 0 || r.status >= 500)) gatewayFailures.push(Date.now());
+  return r;
+}
+async function callOnce(method, url, { token, body, timeoutMs = 10_000, forwardedFor } = {}) {
   if (url.startsWith(GW)) {
     const i = gwTurn++ % gateways.length;
     gatewayCalls[i]++;
@@ -737,6 +732,18 @@ async function provision(i) {
       if (t > 20) throw new Error(`collect key: ${r.status} ${r.text}`);
       await sleep(500);
     }
+  }
+  // its webhook endpoint: every transfer and deposit event (webhooks.mjs checks order and completeness)
+  const path = `/hooks/${i}`;
+  for (let t = 0; ; t++) {
+    const r = await call('POST', `${GW}/webhooks/endpoints`, { token: write, body: { url: `http://127.0.0.1:${ports.webhooks}${path}`, events: SUBSCRIBED } });
+    if (r.status === 201) {
+      webhookReceiver.secrets.set(path, r.body.secret);
+      webhookReceiver.endpoints.set(path, r.body.id);
+      break;
+    }
+    if (t > 20) throw new Error(`webhook endpoint: ${r.status} ${r.text}`);
+    await sleep(500);
   }
   const dests = [];
   for (const keyValue of [`31${String(20_000_000 + i * 7919).slice(0, 8)}`, `@faults${i}dest`]) {
@@ -1069,6 +1076,41 @@ const dbConn = {
   },
 };
 
+/** ha profiles: the base backup (restore.mjs) and what restoring it showed. */
+let backup;
+let restores;
+/** ha profiles: the partitions (hung links), each with what it cost the clients. */
+const hangs = [];
+const hangTurn = { link: 0, pg: 0 };
+/**
+ * A partition of the given links for `ms` (a draw from `profile.hangMs` unless given), healed by letting the held bytes go on (even turns) or by
+ * resetting every connection that lived through it (odd turns). Measures the gateway calls that failed (5xx or
+ * no answer) from its start until 10 s after it healed, and when the last of them failed.
+ */
+async function hangWindow(what, links, turn, ms = between(...profile.hangMs)) {
+  const reset = turn % 2 === 1;
+  const from = Date.now();
+  const failedBefore = gatewayFailures.length;
+  for (const l of links) l.hang();
+  injected(`${what} hung (traffic dropped both ways, nothing closed)`);
+  await sleep(ms);
+  for (const l of links) l.heal({ reset });
+  const healedAt = Date.now();
+  await sleep(10_000);
+  const failed = gatewayFailures.slice(failedBefore).filter((t) => t >= from);
+  const h = {
+    what,
+    at: new Date(from).toISOString(),
+    ms,
+    healedBy: reset ? 'reset' : 'resumed',
+    failedCalls: failed.length,
+    lastFailureMs: failed.length ? Math.max(...failed) - from : null,
+    lastFailureAfterHealMs: failed.length ? Math.max(0, Math.max(...failed) - healedAt) : null,
+  };
+  hangs.push(h);
+  return `${ms} ms, then ${h.healedBy}; ${h.failedCalls} gateway calls failed, the last ${h.lastFailureMs ?? '-'} ms after it started`;
+}
+
 const FAULTS = {
   async kill(name, r) {
     const key = keyOf(name, r);
@@ -1151,6 +1193,24 @@ const FAULTS = {
     stopped.delete(c);
     return `${n} for 5 s`;
   },
+  async linkHang() {
+    // The link from every ledger client to one ledger replica drops everything both ways, without closing,
+    // for longer than the calls' deadlines: the calls in flight and those sent to it meanwhile wait until
+    // their deadlines; the clients' keep-alives declare the connection dead and send to the other replica.
+    return hangWindow('link to ledger', [proxies[hangTurn.link % proxies.length]], hangTurn.link++);
+  },
+  async linkHangLong() {
+    // The same, longer than the clients' keep-alive (a ping every 10 s, dead after 5 s unanswered) and never
+    // healed by letting bytes through: the clients must find out by themselves and go to the other replica.
+    return hangWindow('link to ledger (long)', [proxies[hangTurn.link % proxies.length]], 1, profile.longHangMs);
+  },
+  async pgLinkHang() {
+    // Replica r of every service cut off from Postgres without a close (the other replicas still reach it):
+    // its transactions hold their locks while their statements wait, its leases lapse, the other replica's
+    // sweepers take its work over.
+    const r = hangTurn.pg % REPLICAS;
+    return hangWindow(`replica ${r}'s links to Postgres`, pgLinks[r], hangTurn.pg++);
+  },
   async pgFailover() {
     // The primary crashes (no shutdown checkpoint, every connection cut) and its standby is promoted, as
     // CloudNativePG or a managed Postgres fails over; the product's processes were given both hosts.
@@ -1169,7 +1229,7 @@ const FAULTS = {
     // synchronous again once it streams (until then the new primary commits alone, as after any failover).
     primary.destroy();
     const rebuiltAt = Date.now();
-    const fresh = startStandby(standby, primary.port, 'faults_standby', await replicationVia(standby.port));
+    const fresh = startStandby(standby, primary.port, 'faults_standby', { archiveDir, ...(await replicationVia(standby.port)) });
     if (profile.postgres === 'synchronous') {
       await adminSql(`alter system set synchronous_standby_names = 'faults_standby'`);
       await adminSql('select pg_reload_conf()');
@@ -1356,7 +1416,9 @@ async function main() {
   try {
     await startNats();
     await startInfra('redis');
-    proxies = await Promise.all(ports.ledgerProxy.map((p, r) => ledgerProxy(p, ports.grpc.ledger[r])));
+    proxies = await Promise.all(ports.ledgerProxy.map((p, r) => links.link(p, ports.grpc.ledger[r])));
+    webhookReceiver = await startWebhookReceiver(ports.webhooks);
+    if (pgPair) pgLinks = await Promise.all(ports.pgLinks.map((set) => Promise.all(set.map((p, i) => links.link(p, ports.pg[i])))));
 
     // Replica 0 of each service first (it applies the migrations), then replica 1.
     const up = async (keys) => {
@@ -1375,6 +1437,10 @@ async function main() {
       companies.push(...(await Promise.all(Array.from({ length: Math.min(4, profile.companies - i) }, (_, j) => provision(i + j)))));
     const ms = await provisionMultiSig(profile.companies);
     log(`${companies.length} companies provisioned (both wallets credited, 2 collect keys each) + 1 multi-signature company`);
+    if (pgPair) {
+      backup = baseBackup(pgPair.primary);
+      log(`base backup of the primary taken (${backup.dir}); every node archives its WAL to ${archiveDir}`);
+    }
 
     const started = Date.now();
     const stop = { done: false };
@@ -1397,11 +1463,35 @@ async function main() {
     const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
     checks.push(await reconciliationCheck(db, [...new Set([bogotaDate(started), bogotaDate(Date.now())])]));
     checks.push(await batchesCheck(db));
+    checks.push(await webhookOrderCheck(db, webhookReceiver));
+    if (backup) {
+      // the point in time: when half the run's sends had been accepted (a restore that loses the later half)
+      const times = [...record.accepted.times.values()].sort((a, b) => a - b);
+      const targetTime = new Date(times[Math.floor(times.length / 2)] ?? Date.now());
+      const drill = await restoreDrill({ backup, archiveDir, primary: pgPair.primary, port: ports.pgRestore, dbName, liveDb: db, targetTime, log });
+      checks.push(...drill.checks);
+      restores = drill.figures;
+    }
     const observed = await observations(db);
+    ledgerLinks = await Promise.all(proxies.map((p) => p.stats()));
+    const pgLinkStats = await Promise.all(pgLinks.map((set) => Promise.all(set.map((p) => p.stats()))));
     observed.push(
       ['HTTP calls per gateway replica', gatewayCalls.map((n, i) => `gateway/${i} ${n}`).join(', ')],
-      ['ledger connections through the slow-ledger proxies', proxies.map((p, i) => `ledger/${i} ${p.connections}`).join(', ')],
-      ['ledger reply chunks delayed by the proxies (while slow)', proxies.map((p, i) => `ledger/${i} ${p.delayedChunks} (${p.delayedBytes} bytes)`).join(', ')],
+      ['ledger connections through the slow-ledger proxies', ledgerLinks.map((p, i) => `ledger/${i} ${p.connections}`).join(', ')],
+      [
+        'ledger reply chunks delayed by the proxies (while slow)',
+        ledgerLinks.map((p, i) => `ledger/${i} ${p.delayedChunks} (${p.delayedBytes} bytes)`).join(', '),
+      ],
+      ...(pgLinks.length
+        ? [
+            [
+              "Postgres connections through the replicas' links (held by a partition)",
+              pgLinkStats
+                .map((set, r) => `replica ${r} ${set.reduce((a, x) => a + x.connections, 0)} (${set.reduce((a, x) => a + x.heldConnections, 0)})`)
+                .join(', '),
+            ],
+          ]
+        : []),
     );
     const self = await sabotageSelfTest({ db, record, ledger });
     ledger.close();
@@ -1477,6 +1567,17 @@ function summary(result, seconds) {
         (profile.replicationDelayMs ? ` (the standby's stream held ${profile.replicationDelayMs} ms behind the primary)` : ''),
     );
   }
+  if (hangs.length) {
+    lines.push(
+      '',
+      '| partition (hung link, traffic dropped both ways) | for | healed by | gateway calls failed | last failure after it started | last failure after it healed |',
+      '|---|---:|---|---:|---:|---:|',
+    );
+    for (const h of hangs)
+      lines.push(
+        `| ${h.at} ${h.what} | ${h.ms} ms | ${h.healedBy} | ${h.failedCalls} | ${h.lastFailureMs ?? '–'} ms | ${h.lastFailureAfterHealMs ?? '–'} ms |`,
+      );
+  }
   const violations = result ? result.checks.reduce((a, c) => a + c.violations.length, 0) : NaN;
   if (result) {
     lines.push('', '| invariant check | violations |', '|---|---:|');
@@ -1507,7 +1608,10 @@ async function cleanup(keepDb) {
     }
   }
   stopped.clear();
-  for (const p of proxies) p.delayMs = 0;
+  for (const p of [...proxies, ...pgLinks.flat()]) {
+    p.delayMs = 0;
+    if (p.hung) p.heal({ reset: true });
+  }
   await Promise.all(
     Object.values(running).map(async (c) => {
       if (c.exitCode !== null || c.signalCode !== null) return;
@@ -1518,19 +1622,16 @@ async function cleanup(keepDb) {
       clearTimeout(t);
     }),
   );
-  for (const p of proxies) {
-    for (const sock of p.sockets) sock.destroy();
-    p.server.close();
-  }
+  for (const p of [...proxies, ...pgLinks.flat()]) await p.close();
+  await webhookReceiver?.close();
   for (const n of NATS_NODES) await stopInfra(n).catch(() => {});
   await stopInfra('redis').catch(() => {});
   await dbConn.end();
-  if (replicationProxy) {
-    for (const sock of replicationProxy.sockets) sock.destroy();
-    replicationProxy.server.close();
-  }
+  if (replicationProxy) await replicationProxy.close();
+  await links.terminate();
   if (!keepDb) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
   if (!keepDb && pgPair) for (const c of [pgPair.primary, pgPair.standby]) c.destroy();
+  for (const dir of [backup?.dir, archiveDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   rmSync(keepDb || process.env.FAULTS_KEEP_LOGS === '1' ? join(work, 'nats') : work, { recursive: true, force: true });
 }
 
@@ -1592,10 +1693,12 @@ if (jsonOut) {
         kills: s.kills,
         stalls: s.stalls,
         stallMs: stallTotals.ms,
-        slowLedger: { windows: slowTotals.windows, ms: slowTotals.ms, delaysMs: slowTotals.delays, delayedChunks: proxies.map((p) => p.delayedChunks) },
+        slowLedger: { windows: slowTotals.windows, ms: slowTotals.ms, delaysMs: slowTotals.delays, delayedChunks: ledgerLinks.map((p) => p.delayedChunks) },
         gatewayCalls,
         pgConnections,
         failovers,
+        hangs,
+        restores,
         faultLog,
         checks: result?.checks ?? [],
         violations: s.violations,

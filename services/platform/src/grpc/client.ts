@@ -121,8 +121,12 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     // check holds for every address of the target.
     'grpc.ssl_target_name_override': opts.mesh.server,
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [opts.loadBalancing ?? 'round_robin']: {} }] }),
-    'grpc.keepalive_time_ms': 30_000,
-    'grpc.keepalive_timeout_ms': 10_000,
+    // A connection that stops answering without closing (a partition that drops packets, a node gone) is
+    // declared dead after a ping unanswered for 5 s, at most 10 s after the last one: round robin then sends
+    // to the other replicas (the fault suite's long link hang, docs/operations.md "Partitions"). Our servers
+    // (grpc-js) do not police ping rates; a ping every 10 s while calls are active costs nothing.
+    'grpc.keepalive_time_ms': 10_000,
+    'grpc.keepalive_timeout_ms': 5_000,
     'grpc.max_receive_message_length': 16 * 1024 * 1024, // bulk payouts (docs/batches.md)
     'grpc.max_send_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0, // no per-call channelz bookkeeping (no channelz service is exposed)
