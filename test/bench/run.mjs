@@ -81,8 +81,8 @@
 //                             replicas (each replica's share is reported apart). Same phases as BENCH_PG_SPLIT
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -90,7 +90,7 @@ import pg from 'pg';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 // Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
 // company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
-import { policyClient } from '@wallet/platform/testing';
+import { asPostgres, pgBin, policyClient, postgresOwnedDirectory } from '@wallet/platform/testing';
 import { Bus, createLogger } from '@wallet/platform';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { CompiledPolicy, policyOf, transferAccess } from '@wallet/transfer/testing';
@@ -320,27 +320,10 @@ const replicaPids = {}; // name → the pids of its replicas (BENCH_REPLICAS), r
  * one of the same settings on port 5533 holds the named processes' database.
  */
 const pgClusters = []; // { port, data, admin }: the first is the bench's cluster, the second (BENCH_PG_SPLIT) the split-off one
-function pgBin(name) {
-  const versions = readdirSync('/usr/lib/postgresql')
-    .filter((v) => /^\d+$/.test(v))
-    .sort((a, b) => Number(b) - Number(a));
-  if (versions.length === 0) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql (BENCH_PG=shared uses the running server)');
-  return join('/usr/lib/postgresql', versions[0], 'bin', name);
-}
-function asPostgres(cmd, args) {
-  const root = process.getuid?.() === 0;
-  const r = spawnSync(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
-  return r.stdout;
-}
 function startCluster(port) {
-  const data = mkdtempSync(join(tmpdir(), 'wallet-bench-pg-'));
+  const data = postgresOwnedDirectory('wallet-bench-pg-');
   const cluster = { port, data, admin: `postgresql://postgres@127.0.0.1:${port}/postgres` };
   pgClusters.push(cluster); // deleted at exit even if it fails to start
-  if (process.getuid?.() === 0) {
-    const [uid, gid] = ['-u', '-g'].map((f) => Number(spawnSync('id', [f, 'postgres'], { encoding: 'utf8' }).stdout.trim()));
-    chownSync(data, uid, gid);
-  }
   asPostgres(pgBin('initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   appendFileSync(
     join(data, 'postgresql.conf'),

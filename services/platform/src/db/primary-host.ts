@@ -94,7 +94,6 @@ export class PrimaryHost {
   /** The host connections go to now (a look through the hosts when none is known). */
   current(): Promise<PgHost> {
     if (this.known) return Promise.resolve(this.known);
-    if (this.target.sessionAttrs === 'any' && this.target.hosts.length === 1) return Promise.resolve(this.target.hosts[0]!);
     this.looking ??= this.look().finally(() => {
       this.looking = undefined;
     });

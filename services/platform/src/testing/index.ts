@@ -210,8 +210,10 @@ export { freePort } from './free-port.js';
 export { SANDBOX_ACH_ACCOUNT, PSE_PAYER } from './fixtures.js';
 export {
   archiveCurrentWal,
+  asPostgres,
   baseBackup,
   makeArchiveDir,
+  ownedDirectory as postgresOwnedDirectory,
   pgBin,
   startPrimary,
   startRestored,

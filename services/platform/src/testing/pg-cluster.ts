@@ -33,13 +33,15 @@ export function pgBin(name: string): string {
 
 const asRoot = () => process.getuid?.() === 0;
 
-function asPostgres(cmd: string, args: string[]): string {
+/** Runs a server binary as the `postgres` user when this process is root (the server refuses root), as itself otherwise. */
+export function asPostgres(cmd: string, args: string[]): string {
   const r = spawnSync(asRoot() ? 'runuser' : cmd, asRoot() ? ['-u', 'postgres', '--', cmd, ...args] : args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${cmd} ${args[0] ?? ''} failed: ${r.stderr || r.stdout}`);
   return r.stdout;
 }
 
-function ownedDirectory(prefix: string): string {
+/** A new temporary directory the servers' user owns (a data directory, an archive). */
+export function ownedDirectory(prefix: string): string {
   const data = mkdtempSync(join(tmpdir(), prefix));
   if (asRoot()) {
     const [uid, gid] = ['-u', '-g'].map((f) => Number(spawnSync('id', [f, 'postgres'], { encoding: 'utf8' }).stdout.trim()));

@@ -77,7 +77,7 @@ export class DeliveryWorker implements DeliveryWaker {
     this.timer.unref();
   }
 
-  /** One pass: expire what is past its horizon, then send due deliveries until none is left. */
+  /** One pass: expire what is past its horizon, then send due deliveries until a claim finds none. */
   async runOnce(): Promise<void> {
     await this.deps.queue.expireOverdue();
     const leaseSeconds = Math.ceil(this.s.timeoutMs / 1000) + 30;
@@ -94,7 +94,8 @@ export class DeliveryWorker implements DeliveryWaker {
           }
         }),
       );
-      if (batch.length < this.s.batch) return;
+      // Again, even after a short batch: a delivery that waited behind one just sent (the next event of its
+      // resource) is due now, not at the next poll.
     }
   }
 
