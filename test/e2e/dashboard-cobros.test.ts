@@ -165,8 +165,17 @@ describe('cobros in the company dashboard (Chromium)', () => {
     expect(await page.getByTestId('cobro-key').textContent()).toBe(cobro.breb.keyValue);
     expect(await page.getByTestId('cobro-description').textContent()).toBe('Factura 457');
     // The QR is read with the session's token and shown as a data: URL (the CSP allows no other image source).
-    await page.waitForFunction(
-      "(() => { const img = document.querySelector('[data-testid=\"cobro-qr\"]'); return !!img && img.complete && img.naturalWidth > 0 && img.src.startsWith('data:image/png'); })()",
+    // Polled with a function evaluated over CDP: a string predicate (waitForFunction) is eval'd in the page, which
+    // the dashboard's CSP refuses whenever the image is not there at the first look (it failed so under load).
+    const qr = page.getByTestId('cobro-qr');
+    await eventually(
+      () =>
+        qr.evaluate((el) => {
+          const img = el as unknown as { complete: boolean; naturalWidth: number; src: string };
+          return img.complete && img.naturalWidth > 0 && img.src.startsWith('data:image/png');
+        }),
+      15_000,
+      100,
     );
     expect(await page.getByTestId('cobro-no-payments').isVisible()).toBe(true);
     await shot(page, 'detail-open');
