@@ -8,9 +8,13 @@
 // - to a point in time in the middle of the workload (a restore that loses minutes): the same check must name
 //   every transfer the rail received that the restored copy no longer knows, the difference reconciliation
 //   against the rail's report finds (docs/operations.md "Backups and point-in-time restore").
+//
+// Then the product itself is moved onto each restored copy (`reconcileOnRestoredCopies`), as after losing the
+// whole cluster, and the reconciliation service reconciles the run's days against the rails' reports.
+import { join } from 'node:path';
 import { Snapshot, checkInvariants, sandboxRail } from '@wallet/invariants';
 import { pgClientFor } from '@wallet/platform';
-import { archiveCurrentWal, startRestored } from '@wallet/platform/testing';
+import { archiveCurrentWal, asPostgres, pgBin, postgresOwnedDirectory, startRestored } from '@wallet/platform/testing';
 
 /** The tables whose rows a complete restore must hold, as many as the live database. */
 const COUNTED = ['transfer.transfers', 'ledger.postings', 'ledger.entries', 'pse_deposit.deposits', 'collect_key.payments', 'webhook.deliveries'];
@@ -92,4 +96,80 @@ export async function restoreDrill({ backup, archiveDir, primary, port, dbName, 
     ],
   }));
   return { checks, figures };
+}
+
+/**
+ * The whole cluster lost, the product run on a restored copy: the live nodes crash, the copy starts in the
+ * primary's place (every process follows the writable host by itself), the provider's records are put back as
+ * the provider keeps them (the simulator shares our database; a real provider's records are its own), every
+ * process answers ready again, and `reconcile(days)` reconciles the four rails' reports through a gateway.
+ * To the end of the archive: every run RECONCILED, every break excused by a money exception of the copy (as on
+ * the live database). To `targetTime`: each transfer the rail paid that the copy lost is a `missing_in_our_books`
+ * break naming it. Runs last: the live cluster does not come back.
+ */
+export async function reconcileOnRestoredCopies({ backup, archiveDir, pair, port, liveUrl, dbName, targetTime, days, reconcile, ready, log }) {
+  const live = pgClientFor(liveUrl);
+  await live.connect();
+  const liveIds = (await live.query('select id::text as id from transfer.transfers')).rows.map((r) => r.id);
+  const paidAtRail = new Set((await live.query(`select transaction_id as id from sandbox.transfers where status = 'COMPLETED'`)).rows.map((r) => r.id));
+  await live.end();
+  archiveCurrentWal(pair.primary, archiveDir);
+  const dumpDir = postgresOwnedDirectory('wallet-faults-provider-');
+  const dump = join(dumpDir, 'sandbox.sql');
+  const [host, p] = [`127.0.0.1`, String(pair.primary.port)];
+  asPostgres(pgBin('pg_dump'), ['-h', host, '-p', p, '-U', 'postgres', '-d', dbName, '--data-only', '--schema=sandbox', '--disable-triggers', '-f', dump]);
+  pair.primary.stop('immediate');
+  pair.standby.stop('immediate');
+  log('the live cluster crashed (primary and standby); the product goes onto restored copies');
+
+  const checks = [];
+  const onCopy = async (label, opts, verdict) => {
+    const started = Date.now();
+    const cluster = startRestored(backup, archiveDir, port, opts);
+    const url = cluster.url.replace(/\/postgres$/, `/${dbName}`);
+    const db = pgClientFor(url);
+    try {
+      await db.connect();
+      // the provider's records as the provider has them
+      const tables = (await db.query(`select format('%I.%I', schemaname, tablename) as t from pg_tables where schemaname = 'sandbox'`)).rows.map((r) => r.t);
+      await db.query(`truncate ${tables.join(', ')}`);
+      asPostgres(pgBin('psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', host, '-p', String(port), '-U', 'postgres', '-d', dbName, '-f', dump]);
+      await ready();
+      const upMs = Date.now() - started;
+      const restoredIds = new Set((await db.query('select id::text as id from transfer.transfers')).rows.map((r) => r.id));
+      const exc = await db.query('select resource_id from transfer.money_exceptions union all select resource_id from pse_deposit.money_exceptions');
+      const r = await reconcile(days);
+      const lostPaid = liveIds.filter((id) => !restoredIds.has(id) && paidAtRail.has(id));
+      log(
+        `product on the copy restored ${label}: serving after ${upMs} ms; ${r.lines} report lines, ${r.breaks.length} breaks; ${lostPaid.length} transfers the rail paid are not in the copy`,
+      );
+      checks.push(verdict({ ...r, upMs, lostPaid, excused: new Set(exc.rows.map((x) => x.resource_id)) }));
+    } finally {
+      await db.end().catch(() => {});
+      cluster.destroy();
+    }
+  };
+  try {
+    await onCopy('to the end of the archive', {}, (r) => ({
+      name: `the product on the copy restored to the end of the archive (serving ${r.upMs} ms after the restore began): the four rails' reports of ${days.join(', ')} RECONCILED (${r.lines} lines), each of the ${r.breaks.length} breaks about a resource with a money exception`,
+      violations: [
+        ...r.failed,
+        ...r.breaks.filter((b) => !(b.ourId && r.excused.has(b.ourId))).map((b) => `${b.key}: ${b.kind} with no money exception about it`),
+      ],
+    }));
+    await onCopy(`to ${targetTime.toISOString()}`, { targetTime }, (r) => {
+      const named = new Set(r.breaks.filter((b) => b.kind === 'missing_in_our_books').map((b) => b.theirs?.ourId ?? b.ourId));
+      return {
+        name: `the product on the copy restored to ${targetTime.toISOString()}: reconciliation finds each of the ${r.lostPaid.length} transfers the rail paid and the copy lost (${r.breaks.length} breaks)`,
+        violations: [
+          ...r.failed,
+          ...(r.lostPaid.length === 0 ? ['the copy lost no transfer the rail paid: the drill showed nothing'] : []),
+          ...r.lostPaid.filter((id) => !named.has(id)).map((id) => `transfer ${id}: paid by the rail, lost by the copy, no missing_in_our_books break`),
+        ],
+      };
+    });
+  } finally {
+    asPostgres('rm', ['-rf', dumpDir]);
+  }
+  return checks;
 }

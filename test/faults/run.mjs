@@ -35,7 +35,7 @@ import { connect as natsConnect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
 import { startLinkHost } from './link-proxy.mjs';
-import { restoreDrill } from './restore.mjs';
+import { reconcileOnRestoredCopies, restoreDrill } from './restore.mjs';
 import { SUBSCRIBED, startWebhookReceiver, webhookOrderCheck } from './webhooks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -634,11 +634,26 @@ const bogotaDate = (t) => new Date(t - 5 * 3600_000).toISOString().slice(0, 10);
  * nobody could tell); a break about anything else is a difference nobody would have noticed.
  */
 async function reconciliationCheck(db, days) {
-  const violations = [];
-  let lines = 0,
-    breaks = 0;
   const exc = await db.query('select resource_id from transfer.money_exceptions union all select resource_id from pse_deposit.money_exceptions');
   const excused = new Set(exc.rows.map((r) => r.resource_id));
+  const r = await reconcileDays(days);
+  const violations = [
+    ...r.failed,
+    ...r.breaks
+      .filter((b) => !(b.ourId && excused.has(b.ourId)))
+      .map((b) => `${b.key}: ${b.kind} (difference ${b.differenceCents}) with no money exception about it`),
+  ];
+  return {
+    name: `reconciliation: the four rails' reports of ${days.join(', ')} RECONCILED (${r.lines} lines); each of the ${r.breaks.length} breaks is about a resource with a money exception`,
+    violations,
+  };
+}
+
+/** The four rails' reports of `days` reconciled through a gateway: the runs that did not end RECONCILED, the lines, every break. */
+async function reconcileDays(days) {
+  const failed = [];
+  const breaks = [];
+  let lines = 0;
   for (const date of days) {
     for (const rail of ['breb', 'ach', 'pse', 'breb-inbound']) {
       let run = await admin('POST', '/admin/reconciliations', { rail, date });
@@ -648,25 +663,19 @@ async function reconciliationCheck(db, days) {
         run = await admin('GET', `/admin/reconciliations/${run.id}`);
       }
       if (run.status !== 'RECONCILED') {
-        violations.push(`${rail} ${date}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`.trim());
+        failed.push(`${rail} ${date}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`.trim());
         continue;
       }
       lines += run.report.lines;
       let cursor = null;
       do {
         const page = await admin('GET', `/admin/reconciliations/${run.id}/breaks?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        for (const b of page.items) {
-          breaks++;
-          if (!(b.ourId && excused.has(b.ourId))) violations.push(`${b.key}: ${b.kind} (difference ${b.differenceCents}) with no money exception about it`);
-        }
+        breaks.push(...page.items);
         cursor = page.nextCursor;
       } while (cursor);
     }
   }
-  return {
-    name: `reconciliation: the four rails' reports of ${days.join(', ')} RECONCILED (${lines} lines); each of the ${breaks} breaks is about a resource with a money exception`,
-    violations,
-  };
+  return { failed, breaks, lines };
 }
 
 /** A Map that remembers when each key was set (a send's acceptance: what a failover may lose). */
@@ -1461,13 +1470,14 @@ async function main() {
 
     const ledger = policyClient(ledgerV1.LedgerServiceClient, local(ports.grpc.ledger), 'ledger', ledgerAccess, 30_000);
     const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
-    checks.push(await reconciliationCheck(db, [...new Set([bogotaDate(started), bogotaDate(Date.now())])]));
+    const days = [...new Set([bogotaDate(started), bogotaDate(Date.now())])];
+    checks.push(await reconciliationCheck(db, days));
     checks.push(await batchesCheck(db));
     checks.push(await webhookOrderCheck(db, webhookReceiver));
+    // ha profiles: the point in time of the restores, when half the run's sends had been accepted (a restore that loses the later half)
+    const times = [...record.accepted.times.values()].sort((a, b) => a - b);
+    const targetTime = new Date(times[Math.floor(times.length / 2)] ?? Date.now());
     if (backup) {
-      // the point in time: when half the run's sends had been accepted (a restore that loses the later half)
-      const times = [...record.accepted.times.values()].sort((a, b) => a - b);
-      const targetTime = new Date(times[Math.floor(times.length / 2)] ?? Date.now());
       const drill = await restoreDrill({ backup, archiveDir, primary: pgPair.primary, port: ports.pgRestore, dbName, liveDb: db, targetTime, log });
       checks.push(...drill.checks);
       restores = drill.figures;
@@ -1497,6 +1507,24 @@ async function main() {
     ledger.close();
     log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
     await db.end();
+    if (backup) {
+      // last: the live cluster does not come back
+      const ready = () => Promise.all(Object.keys(running).map((k) => waitReady(k, 90_000)));
+      const onCopies = await reconcileOnRestoredCopies({
+        backup,
+        archiveDir,
+        pair: pgPair,
+        port: ports.pg[0],
+        liveUrl: dbUrl,
+        dbName,
+        targetTime,
+        days,
+        reconcile: reconcileDays,
+        ready,
+        log,
+      });
+      checks.push(...onCopies);
+    }
     checks.unshift({
       name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`,
       violations: settled.settled ? [] : [`not settled: ${JSON.stringify(settled.state)}`],

@@ -4,23 +4,10 @@
 // against the webhook service's delivery log (docs/webhooks.md "Order").
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
+import { WEBHOOK_EVENT_TYPES } from '@wallet/platform';
 
-/** What each company subscribes to: its transfers' and deposits' whole lives. */
-export const SUBSCRIBED = [
-  'transfer.created',
-  'transfer.awaiting_approval',
-  'transfer.approved',
-  'transfer.rejected',
-  'transfer.expired',
-  'transfer.completed',
-  'transfer.failed',
-  'deposit.created',
-  'deposit.paid',
-  'deposit.failed',
-  'deposit.expired',
-  'deposit.reversed',
-  'deposit.unassigned',
-];
+/** What each company subscribes to: its transfers' and deposits' whole lives (a deposit's returns, which may repeat, aside). */
+export const SUBSCRIBED = WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith('transfer.') || (t.startsWith('deposit.') && !t.startsWith('deposit.return')));
 
 /** Every `refuseEvery`-th delivery attempt is answered 503 (a receiver that fails now and then). */
 export async function startWebhookReceiver(port, { refuseEvery = 7 } = {}) {
