@@ -1,6 +1,5 @@
 import type { Database, SqlTx } from '@wallet/platform';
 import type {
-  StreamFloor,
   AttemptFailure,
   ClaimedDelivery,
   DeliveryFilter,
@@ -12,6 +11,7 @@ import type {
   EndpointStore,
   EventRecorder,
   NewEndpoint,
+  StreamFloor,
 } from '../app/ports.js';
 import { eventBody, type WebhookEvent } from '../domain/event-types.js';
 import { newDeliveryId, newPingEventId } from '../domain/ids.js';
