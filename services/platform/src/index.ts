@@ -45,6 +45,7 @@ export * from './presenters/webhook-event-types.js';
 export * from './presenters/wallet-move.js';
 export * from './presenters/balance-alert.js';
 export * from './time/instant.js';
+export * from './time/with-timeout.js';
 export * from './state-machine/state-table.js';
 export * from './returns/index.js';
 export * from './policies/approval-policy-schema.js';

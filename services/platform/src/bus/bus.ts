@@ -60,10 +60,6 @@ export interface BusOptions {
   replicas?: number;
 }
 
-/**
- * NATS JetStream for the product: namespaced streams (so parallel test runs share one server),
- * publishing with Nats-Msg-Id = event id and CloudEvents headers, durable pull consumers.
- */
 /** How long a JetStream API call (stream or consumer info, create, update) or a publish's acknowledgement may take. */
 export const JETSTREAM_API_TIMEOUT_MS = 15_000;
 
@@ -84,6 +80,10 @@ export async function retriedOnTimeout<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * NATS JetStream for the product: namespaced streams (so parallel test runs share one server),
+ * publishing with Nats-Msg-Id = event id and CloudEvents headers, durable pull consumers.
+ */
 export class Bus {
   private constructor(
     readonly nc: NatsConnection,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { deleteInChunks, type Database, type SqlTx } from '../db/database.js';
 import { PeriodicTask } from '../ops/periodic-task.js';
+import { withTimeout } from '../time/with-timeout.js';
 import { STREAM_MAX_AGE_MS, type Bus, type StreamName } from './bus.js';
 import { context, propagation, trace, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -189,10 +190,7 @@ export class InboxConsumer {
 
   /** JetStream's view of the consumer: undelivered, unacknowledged and redelivered messages. */
   async lag(): Promise<{ pending: number; ackPending: number; redelivered: number }> {
-    const info = await Promise.race([
-      this.bus.jsm.consumers.info(this.bus.streamName(this.opts.stream), this.opts.durable),
-      new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-    ]);
+    const info = await withTimeout(this.bus.jsm.consumers.info(this.bus.streamName(this.opts.stream), this.opts.durable), 1000);
     return { pending: info.num_pending, ackPending: info.num_ack_pending, redelivered: info.num_redelivered };
   }
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import { deleteInChunks, type Database, type Tx } from '../db/database.js';
 import { PeriodicTask } from '../ops/periodic-task.js';
+import { withTimeout } from '../time/with-timeout.js';
 import type { Bus } from './bus.js';
 import { metricsRegistry } from '../ops/metrics.js';
 import { trace } from '@opentelemetry/api';
@@ -65,9 +66,6 @@ function measureRelays(): Promise<void> {
       measuring = undefined;
     });
   return measuring;
-}
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error('timeout')), ms).unref())]);
 }
 new Gauge({
   name: 'outbox_pending_events',

@@ -1,5 +1,6 @@
 import { Gauge } from 'prom-client';
 import { metricsRegistry } from './metrics.js';
+import { withTimeout } from '../time/with-timeout.js';
 
 /** What one service reports: its open money exceptions by kind (a query at scrape time). */
 export type OpenExceptionCounts = () => Promise<Array<{ kind: string; n: number }>>;
@@ -25,7 +26,7 @@ export function watchMoneyExceptions(service: string, count: OpenExceptionCounts
       await Promise.all(
         [...sources.values()].map(async (s) => {
           try {
-            const rows = await Promise.race([s.count(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref())]);
+            const rows = await withTimeout(s.count(), 1000);
             for (const r of rows) series.push({ service: s.service, kind: r.kind, n: r.n });
           } catch {
             /* database busy or closing: this scrape shows what it could read */

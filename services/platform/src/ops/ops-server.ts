@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
 import { metricsRegistry } from './metrics.js';
+import { withTimeout } from '../time/with-timeout.js';
 
 export type ReadinessCheck = { name: string; check: () => Promise<void> };
 
@@ -26,7 +27,7 @@ export class OpsServer {
     await Promise.all(
       this.checks.map(async (c) => {
         try {
-          await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000).unref())]);
+          await withTimeout(c.check(), 2000);
           results[c.name] = 'ok';
         } catch (err) {
           results[c.name] = `fail: ${(err as Error).message}`;

@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry, watchMoneyExceptions, type Database } from '@wallet/platform';
+import { metricsRegistry, watchMoneyExceptions, withTimeout, type Database } from '@wallet/platform';
 import { LIVE_STATES } from '../domain/transfer.js';
 import { RAIL_CAPS, type Rail } from '../domain/rails.js';
 
@@ -30,13 +30,13 @@ new Gauge({
     await Promise.all(
       [...sagaDatabases].map(async (db) => {
         try {
-          const rows = await Promise.race([
+          const rows = await withTimeout(
             db.query<{ state: string; n: string }>(
               `select state, count(*)::text as n from transfer.transfers where state in (${LIVE_STATES.map(() => '?').join(',')}) group by state`,
               [...LIVE_STATES],
             ),
-            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-          ]);
+            1000,
+          );
           for (const r of rows) counts.set(r.state, (counts.get(r.state) ?? 0) + Number(r.n));
         } catch {
           /* database busy or closing: this scrape shows zeros */
@@ -65,14 +65,14 @@ new Gauge({
     await Promise.all(
       [...sagaDatabases].map(async (db) => {
         try {
-          const rows = await Promise.race([
+          const rows = await withTimeout(
             db.query<{ rail: string; state: string; age: string }>(
               `select rail, state, extract(epoch from now() - min(created_at))::text as age from transfer.transfers
                 where state in (${LIVE_STATES.map(() => '?').join(',')}) group by rail, state`,
               [...LIVE_STATES],
             ),
-            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-          ]);
+            1000,
+          );
           for (const r of rows) oldest.set(`${r.rail} ${r.state}`, Math.max(oldest.get(`${r.rail} ${r.state}`) ?? 0, Number(r.age)));
         } catch {
           /* database busy or closing: this scrape shows zeros */

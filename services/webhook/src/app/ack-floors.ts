@@ -1,4 +1,4 @@
-import type { Bus, Logger } from '@wallet/platform';
+import { withTimeout, type Bus, type Logger } from '@wallet/platform';
 import { CONSUMERS } from './dispatcher.js';
 import type { AckFloorSource, StreamFloor } from './ports.js';
 
@@ -32,19 +32,11 @@ export class AckFloors implements AckFloorSource {
     await Promise.all(
       CONSUMERS.map(async (c) => {
         const stream = this.bus.streamName(c.stream);
-        let timer: NodeJS.Timeout | undefined;
         try {
-          const info = await Promise.race([
-            this.bus.jsm.consumers.info(stream, c.durable),
-            new Promise<never>((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`no answer in ${INFO_TIMEOUT_MS} ms`)), INFO_TIMEOUT_MS);
-            }),
-          ]);
+          const info = await withTimeout(this.bus.jsm.consumers.info(stream, c.durable), INFO_TIMEOUT_MS);
           this.known.set(stream, Math.max(this.known.get(stream) ?? 0, info.ack_floor.stream_seq));
         } catch (err) {
           this.log.debug({ stream, durable: c.durable, err: (err as Error).message }, 'consumer ack floor not read; the last one stands');
-        } finally {
-          clearTimeout(timer);
         }
       }),
     );

@@ -1,4 +1,5 @@
 import type { Router } from '@koa/router';
+import { withTimeout } from '@wallet/platform';
 import type { SandboxHttpDeps } from '../context.js';
 
 /** GET /healthz (alive), GET /readyz (Postgres answers and not shutting down). */
@@ -9,7 +10,7 @@ export function healthRoutes(router: Router, d: SandboxHttpDeps): void {
   router.get('/readyz', async (ctx) => {
     let postgres = 'ok';
     try {
-      await Promise.race([d.store.ping(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000).unref())]);
+      await withTimeout(d.store.ping(), 2000);
     } catch (err) {
       postgres = `fail: ${(err as Error).message}`;
     }
