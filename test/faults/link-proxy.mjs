@@ -30,7 +30,6 @@ function linkProxy(listenPort, upstreamPort) {
     /** Connections alive during a partition (held, then resumed or reset), over the run. */
     heldConnections: 0,
     hung: false,
-    sockets: new Set(),
     /** The live connections: { client, upstream (undefined until dialled), flush }. */
     pairs: new Set(),
     server: undefined,
@@ -59,7 +58,7 @@ function linkProxy(listenPort, upstreamPort) {
       }
     },
     close() {
-      for (const sock of this.sockets) sock.destroy();
+      for (const p of this.pairs) p.destroy();
       return new Promise((r) => this.server.close(r));
     },
   };
@@ -75,9 +74,7 @@ function linkProxy(listenPort, upstreamPort) {
   const dial = (p) => {
     const upstream = net.connect({ port: upstreamPort, host: '127.0.0.1', noDelay: true });
     p.upstream = upstream;
-    proxy.sockets.add(upstream);
     upstream.on('error', () => p.destroy());
-    upstream.on('close', () => proxy.sockets.delete(upstream)); // its end reaches the client after the queued replies
     p.client.on('data', forward(p.client, upstream)); // requests: at once
     p.client.on('end', () => upstream.end());
     // Replies: in order, each chunk no earlier than delayMs after it arrived.
@@ -102,7 +99,6 @@ function linkProxy(listenPort, upstreamPort) {
   };
   proxy.server = net.createServer({ noDelay: true, pauseOnConnect: true }, (client) => {
     proxy.connections++;
-    proxy.sockets.add(client);
     const p = {
       client,
       upstream: undefined,
@@ -126,7 +122,6 @@ function linkProxy(listenPort, upstreamPort) {
     proxy.pairs.add(p);
     client.on('error', () => p.destroy());
     client.on('close', () => {
-      proxy.sockets.delete(client);
       proxy.pairs.delete(p);
       p.upstream?.destroy();
       if (p.timer) clearTimeout(p.timer);
