@@ -1,149 +1,92 @@
 // Backups you can restore (issue 45): the ha profiles' primary and standbys archive their WAL; a base backup is
-// taken before the workload. After the run the suite restores that backup twice, as an operator would after
-// losing every node (services/platform/src/testing/pg-cluster.ts: startRestored):
+// taken before the workload. Last in the run, the whole cluster is lost (primary and standby crash) and the product
+// is run on a restored copy, twice, as an operator would after a disaster (services/platform/src/testing/
+// pg-cluster.ts: startRestored). Each copy starts in the primary's place, so every process follows it by itself;
+// the provider simulator's records are put back as the provider keeps them (the simulator shares our database, a
+// real provider's records are its own); then:
 //
-// - to the end of the archive: the restored copy must hold everything committed (the tables' rows equal the
-//   live database's) and the money invariants must hold on it, the rails' side read from the provider's live
-//   records (a rail keeps its own, whatever happened to our database);
-// - to a point in time in the middle of the workload (a restore that loses minutes): the same check must name
-//   every transfer the rail received that the restored copy no longer knows, the difference reconciliation
-//   against the rail's report finds (docs/operations.md "Backups and point-in-time restore").
-//
-// Then the product itself is moved onto each restored copy (`reconcileOnRestoredCopies`), as after losing the
-// whole cluster, and the reconciliation service reconciles the run's days against the rails' reports.
+// - to the end of the archive: the copy holds every row committed (the main tables counted against the live
+//   database before the crash), the money invariants hold on it against the rails' records, and the
+//   reconciliation service reconciles the run's days with every break excused by a money exception, as live;
+// - to a point in time in the middle of the workload (a restore that loses minutes): each transfer the rail
+//   received that the copy lost is named by the invariants, and each the rail paid is a `missing_in_our_books`
+//   break of the reconciliation (docs/operations.md "Backups and point-in-time restore").
 import { join } from 'node:path';
-import { Snapshot, checkInvariants, sandboxRail } from '@wallet/invariants';
+import { checkInvariants } from '@wallet/invariants';
 import { pgClientFor } from '@wallet/platform';
 import { archiveCurrentWal, asPostgres, pgBin, postgresOwnedDirectory, startRestored } from '@wallet/platform/testing';
 
 /** The tables whose rows a complete restore must hold, as many as the live database. */
 const COUNTED = ['transfer.transfers', 'ledger.postings', 'ledger.entries', 'pse_deposit.deposits', 'collect_key.payments', 'webhook.deliveries'];
 
-const withDatabase = (url, name) => url.replace(/^(postgres(?:ql)?:\/\/[^/?#]*)(\/[^?#]*)?/, `$1/${name}`);
+/** The URL with another database (several hosts allowed: not a WHATWG URL). */
+export const withDatabase = (url, name) => url.replace(/^(postgres(?:ql)?:\/\/[^/?#]*)(\/[^?#]*)?/, `$1/${name}`);
 
 async function counts(db) {
   const out = {};
-  for (const t of COUNTED) {
-    const exists = (await db.query('select to_regclass($1) is not null as ok', [t])).rows[0].ok;
-    if (exists) out[t] = (await db.query(`select count(*)::int as n from ${t}`)).rows[0].n;
-  }
+  for (const t of COUNTED) out[t] = (await db.query(`select count(*)::int as n from ${t}`)).rows[0].n;
   return out;
 }
-
-/** The invariants on the restored copy with the live provider's records as the rails' truth (every violation listed). */
-async function invariantsAgainstLiveRail(restoredDb, liveDb) {
-  const live = await Snapshot.begin(liveDb);
-  try {
-    return await checkInvariants(restoredDb, { settled: true, rail: sandboxRail(live.reader('sandbox')), list: 1_000_000 });
-  } finally {
-    await live.rollback();
-  }
-}
+const ids = async (db, sql) => new Set((await db.query(sql)).rows.map((r) => r.id));
 
 /**
- * Restores `backup` (to the end of the archive, then to `targetTime`) on `port` and checks each copy against the
- * live database `liveDb` (a pg client on the run's database). Returns the suite's checks and the figures.
+ * `pair`'s primary and standby crash; `backup` is restored on `port` to the end of the archive, then to
+ * `targetTime`, each with the product on it. `liveUrl`: the run's database before the crash; `reconcile(db, days)`:
+ * the four rails' reports of `days` reconciled through a gateway, with the breaks no money exception of `db` is about; `ready()`: every process answers ready.
+ * Returns the suite's checks and the figures. Runs last: the live cluster does not come back.
  */
-export async function restoreDrill({ backup, archiveDir, primary, port, dbName, liveDb, targetTime, log }) {
+export async function restoreDrill({ backup, archiveDir, pair, port, liveUrl, dbName, targetTime, days, reconcile, ready, log }) {
+  // What the live database held, and what the rail did, read before the cluster is lost.
+  const live = pgClientFor(liveUrl);
+  await live.connect();
+  const want = await counts(live);
+  const liveIds = await ids(live, 'select id::text as id from transfer.transfers');
+  const atRail = await ids(live, 'select transaction_id as id from sandbox.transfers');
+  const paidAtRail = await ids(live, `select transaction_id as id from sandbox.transfers where status = 'COMPLETED'`);
+  await live.end();
+  archiveCurrentWal(pair.primary, archiveDir);
+  const dumpDir = postgresOwnedDirectory('wallet-faults-provider-');
+  const dump = join(dumpDir, 'sandbox.sql');
+  const host = ['-h', '127.0.0.1', '-U', 'postgres', '-d', dbName];
+  asPostgres(pgBin('pg_dump'), [...host, '-p', String(pair.primary.port), '--data-only', '--schema=sandbox', '--disable-triggers', '-f', dump]);
+  pair.primary.stop('immediate');
+  pair.standby.stop('immediate');
+  log('the live cluster crashed (primary and standby); the product goes onto restored copies');
+
   const checks = [];
   const figures = {};
-  const restoreAndCheck = async (label, opts, verdict) => {
+  const onCopy = async (label, opts, verdict) => {
     const started = Date.now();
     const cluster = startRestored(backup, archiveDir, port, opts);
     const restoreMs = Date.now() - started;
     const db = pgClientFor(withDatabase(cluster.url, dbName));
     try {
       await db.connect();
-      const report = await invariantsAgainstLiveRail(db, liveDb);
-      const got = await counts(db);
-      const want = await counts(liveDb);
-      const liveIds = (await liveDb.query('select id::text as id from transfer.transfers')).rows.map((r) => r.id);
-      const restoredIds = new Set((await db.query('select id::text as id from transfer.transfers')).rows.map((r) => r.id));
-      const lost = liveIds.filter((id) => !restoredIds.has(id));
-      const atRail = new Set(
-        (await liveDb.query('select transaction_id as id from sandbox.transfers where transaction_id = any($1::text[])', [lost])).rows.map((r) => r.id),
-      );
-      const lines = report.checks.flatMap((c) => c.violations.map((v) => `[${c.name}] ${v}`));
-      const r = { restoreMs, got, want, lost: lost.length, lostAtRail: atRail.size, atRailIds: [...atRail], lines };
-      figures[label] = { restoreMs, lostTransfers: lost.length, lostTransfersAtRail: atRail.size, invariantViolations: lines.length };
-      log(`restore ${label}: ${restoreMs} ms; ${lost.length} transfers not in the copy (${atRail.size} at the rail); ${lines.length} invariant violations`);
-      checks.push(verdict(r));
-    } finally {
-      await db.end().catch(() => {});
-      cluster.destroy();
-    }
-  };
-
-  archiveCurrentWal(primary, archiveDir);
-  await restoreAndCheck('to the end of the archive', {}, (r) => ({
-    name: `backup restored to the end of the archive (${r.restoreMs} ms): every committed row there (${Object.entries(r.want)
-      .map(([t, n]) => `${n} ${t}`)
-      .join(', ')}), the money invariants hold against the live rail`,
-    violations: [
-      ...Object.entries(r.want)
-        .filter(([t, n]) => r.got[t] !== n)
-        .map(([t, n]) => `${t}: ${r.got[t]} rows restored, ${n} committed`),
-      ...r.lines,
-    ],
-  }));
-  await restoreAndCheck(`to ${targetTime.toISOString()}`, { targetTime }, (r) => ({
-    name: `backup restored to ${targetTime.toISOString()} (${r.restoreMs} ms): of the ${r.lost} transfers made later, the ${r.lostAtRail} the rail received are each named by ledger:check against the rail`,
-    violations: [
-      ...(r.lostAtRail === 0 ? ['the copy lost no transfer the rail had: the drill showed nothing'] : []),
-      ...r.atRailIds
-        .filter((id) => !r.lines.some((l) => l.includes(`received transfer ${id}, unknown`)))
-        .map((id) => `transfer ${id}: at the rail, lost by the copy, not named`),
-    ],
-  }));
-  return { checks, figures };
-}
-
-/**
- * The whole cluster lost, the product run on a restored copy: the live nodes crash, the copy starts in the
- * primary's place (every process follows the writable host by itself), the provider's records are put back as
- * the provider keeps them (the simulator shares our database; a real provider's records are its own), every
- * process answers ready again, and `reconcile(days)` reconciles the four rails' reports through a gateway.
- * To the end of the archive: every run RECONCILED, every break excused by a money exception of the copy (as on
- * the live database). To `targetTime`: each transfer the rail paid that the copy lost is a `missing_in_our_books`
- * break naming it. Runs last: the live cluster does not come back.
- */
-export async function reconcileOnRestoredCopies({ backup, archiveDir, pair, port, liveUrl, dbName, targetTime, days, reconcile, ready, log }) {
-  const live = pgClientFor(liveUrl);
-  await live.connect();
-  const liveIds = (await live.query('select id::text as id from transfer.transfers')).rows.map((r) => r.id);
-  const paidAtRail = new Set((await live.query(`select transaction_id as id from sandbox.transfers where status = 'COMPLETED'`)).rows.map((r) => r.id));
-  await live.end();
-  archiveCurrentWal(pair.primary, archiveDir);
-  const dumpDir = postgresOwnedDirectory('wallet-faults-provider-');
-  const dump = join(dumpDir, 'sandbox.sql');
-  const [host, p] = [`127.0.0.1`, String(pair.primary.port)];
-  asPostgres(pgBin('pg_dump'), ['-h', host, '-p', p, '-U', 'postgres', '-d', dbName, '--data-only', '--schema=sandbox', '--disable-triggers', '-f', dump]);
-  pair.primary.stop('immediate');
-  pair.standby.stop('immediate');
-  log('the live cluster crashed (primary and standby); the product goes onto restored copies');
-
-  const checks = [];
-  const onCopy = async (label, opts, verdict) => {
-    const started = Date.now();
-    const cluster = startRestored(backup, archiveDir, port, opts);
-    const url = cluster.url.replace(/\/postgres$/, `/${dbName}`);
-    const db = pgClientFor(url);
-    try {
-      await db.connect();
-      // the provider's records as the provider has them
+      // The provider's records as the provider has them, in one transaction: the processes already reach the copy, and
+      // the simulator writes a dispatch that reaches it meanwhile after the records are back (its own, idempotent).
       const tables = (await db.query(`select format('%I.%I', schemaname, tablename) as t from pg_tables where schemaname = 'sandbox'`)).rows.map((r) => r.t);
-      await db.query(`truncate ${tables.join(', ')}`);
-      asPostgres(pgBin('psql'), ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', host, '-p', String(port), '-U', 'postgres', '-d', dbName, '-f', dump]);
+      asPostgres(pgBin('psql'), ['-X', '-q', '-1', '-v', 'ON_ERROR_STOP=1', ...host, '-p', String(port), '-c', `truncate ${tables.join(', ')}`, '-f', dump]);
+      const got = await counts(db);
+      const restored = await ids(db, 'select id::text as id from transfer.transfers');
+      const report = await checkInvariants(db, { settled: true, rail: 'auto', list: 1_000_000 });
+      const violations = report.checks.flatMap((c) => c.violations.map((v) => `[${c.name}] ${v}`));
       await ready();
       const upMs = Date.now() - started;
-      const restoredIds = new Set((await db.query('select id::text as id from transfer.transfers')).rows.map((r) => r.id));
-      const exc = await db.query('select resource_id from transfer.money_exceptions union all select resource_id from pse_deposit.money_exceptions');
-      const r = await reconcile(days);
-      const lostPaid = liveIds.filter((id) => !restoredIds.has(id) && paidAtRail.has(id));
+      const r = await reconcile(db, days);
+      const lost = [...liveIds].filter((id) => !restored.has(id));
+      const f = {
+        restoreMs,
+        upMs,
+        lostTransfers: lost.length,
+        lostAtRail: lost.filter((id) => atRail.has(id)),
+        lostPaid: lost.filter((id) => paidAtRail.has(id)),
+        invariantViolations: violations.length,
+      };
+      figures[label] = { ...f, lostAtRail: f.lostAtRail.length, lostPaid: f.lostPaid.length, reportLines: r.lines, breaks: r.breaks.length };
       log(
-        `product on the copy restored ${label}: serving after ${upMs} ms; ${r.lines} report lines, ${r.breaks.length} breaks; ${lostPaid.length} transfers the rail paid are not in the copy`,
+        `restored ${label}: in ${restoreMs} ms, serving after ${upMs} ms; ${lost.length} transfers not in the copy (${f.lostAtRail.length} at the rail, ${f.lostPaid.length} paid); ${violations.length} invariant violations; ${r.lines} report lines, ${r.breaks.length} breaks`,
       );
-      checks.push(verdict({ ...r, upMs, lostPaid, excused: new Set(exc.rows.map((x) => x.resource_id)) }));
+      checks.push(verdict({ ...r, ...f, got, violations }));
     } finally {
       await db.end().catch(() => {});
       cluster.destroy();
@@ -151,25 +94,38 @@ export async function reconcileOnRestoredCopies({ backup, archiveDir, pair, port
   };
   try {
     await onCopy('to the end of the archive', {}, (r) => ({
-      name: `the product on the copy restored to the end of the archive (serving ${r.upMs} ms after the restore began): the four rails' reports of ${days.join(', ')} RECONCILED (${r.lines} lines), each of the ${r.breaks.length} breaks about a resource with a money exception`,
+      name: `backup restored to the end of the archive (${r.restoreMs} ms; the product serving after ${r.upMs} ms): every committed row there (${Object.entries(
+        want,
+      )
+        .map(([t, n]) => `${n} ${t}`)
+        .join(
+          ', ',
+        )}), the money invariants hold against the rail, the four rails' reports of ${days.join(', ')} RECONCILED (${r.lines} lines) with each of the ${r.breaks.length} breaks about a resource with a money exception`,
       violations: [
+        ...Object.entries(want)
+          .filter(([t, n]) => r.got[t] !== n)
+          .map(([t, n]) => `${t}: ${r.got[t]} rows restored, ${n} committed`),
+        ...r.violations,
         ...r.failed,
-        ...r.breaks.filter((b) => !(b.ourId && r.excused.has(b.ourId))).map((b) => `${b.key}: ${b.kind} with no money exception about it`),
+        ...r.unexcused,
       ],
     }));
     await onCopy(`to ${targetTime.toISOString()}`, { targetTime }, (r) => {
-      const named = new Set(r.breaks.filter((b) => b.kind === 'missing_in_our_books').map((b) => b.theirs?.ourId ?? b.ourId));
+      const broken = new Set(r.breaks.filter((b) => b.kind === 'missing_in_our_books').map((b) => b.theirs?.ourId ?? b.ourId));
       return {
-        name: `the product on the copy restored to ${targetTime.toISOString()}: reconciliation finds each of the ${r.lostPaid.length} transfers the rail paid and the copy lost (${r.breaks.length} breaks)`,
+        name: `backup restored to ${targetTime.toISOString()} (${r.restoreMs} ms): of the ${r.lostTransfers} transfers made later, the ${r.lostAtRail.length} the rail received are each named by ledger:check against the rail, and the ${r.lostPaid.length} it paid are each a missing_in_our_books break of the reconciliation (${r.breaks.length} breaks)`,
         violations: [
-          ...r.failed,
           ...(r.lostPaid.length === 0 ? ['the copy lost no transfer the rail paid: the drill showed nothing'] : []),
-          ...r.lostPaid.filter((id) => !named.has(id)).map((id) => `transfer ${id}: paid by the rail, lost by the copy, no missing_in_our_books break`),
+          ...r.failed,
+          ...r.lostAtRail
+            .filter((id) => !r.violations.some((l) => l.includes(`received transfer ${id}, unknown`)))
+            .map((id) => `transfer ${id}: at the rail, lost by the copy, not named by ledger:check`),
+          ...r.lostPaid.filter((id) => !broken.has(id)).map((id) => `transfer ${id}: paid by the rail, lost by the copy, no missing_in_our_books break`),
         ],
       };
     });
   } finally {
     asPostgres('rm', ['-rf', dumpDir]);
   }
-  return checks;
+  return { checks, figures };
 }

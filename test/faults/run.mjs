@@ -35,7 +35,7 @@ import { connect as natsConnect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
 import { startLinkHost } from './link-proxy.mjs';
-import { reconcileOnRestoredCopies, restoreDrill } from './restore.mjs';
+import { restoreDrill, withDatabase } from './restore.mjs';
 import { SUBSCRIBED, startWebhookReceiver, webhookOrderCheck } from './webhooks.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -176,8 +176,6 @@ const portsAt = (b) => ({
     [5465 + b, 5466 + b],
     [5467 + b, 5468 + b],
   ],
-  /** ha profiles: the restored copies of the backup (restore.mjs), one at a time. */
-  pgRestore: 5469 + b,
 });
 const portList = (p) => [
   ...p.gateway,
@@ -191,7 +189,7 @@ const portList = (p) => [
   p.redis,
   ...(profile.postgres ? p.pg : []),
   ...(profile.replicationDelayMs ? [p.pgReplication] : []),
-  ...(profile.postgres ? [...p.pgLinks.flat(), p.pgRestore] : []),
+  ...(profile.postgres ? p.pgLinks.flat() : []),
   ...(profile.natsNodes ? [...p.natsNodes.slice(1), ...p.natsRoutes] : []),
 ];
 let ports = portsAt(profile.portBases[0]);
@@ -202,10 +200,6 @@ for (const b of profile.portBases) {
     break;
   }
 }
-/**
- * ha profiles: the primary and its standby, made now (before any process reads the URL). Every process, and
- * the suite itself, is given both hosts with target_session_attrs=read-write (docs/operations.md "Database failover").
- */
 /** The degradable links (link-proxy.mjs), served by a thread of their own. */
 const links = await startLinkHost();
 /** ha-async: the delaying proxy the standby's replication dials (made again at each rebuild: its upstream is the primary). */
@@ -219,6 +213,10 @@ async function replicationVia(primaryPort) {
 }
 /** ha profiles: where every node archives its WAL (the backups restore.mjs restores). */
 const archiveDir = profile.postgres ? makeArchiveDir() : undefined;
+/**
+ * ha profiles: the primary and its standby, made now (before any process reads the URL). Every process, and
+ * the suite itself, is given both hosts with target_session_attrs=read-write (docs/operations.md "Database failover").
+ */
 const pgPair = profile.postgres
   ? await (async () => {
       const primary = startPrimary(ports.pg[0], { archiveDir, ...(profile.postgres === 'synchronous' ? { synchronousStandby: 'faults_standby' } : {}) });
@@ -234,8 +232,6 @@ const PG_ADMIN = pgPair
   ? `postgresql://postgres@127.0.0.1:${ports.pg[0]},127.0.0.1:${ports.pg[1]}/postgres?target_session_attrs=read-write`
   : (process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
 const dbName = `wallet_faults_${profileName.replace(/-/g, '_')}_${process.pid}`;
-/** The URL with another database (several hosts allowed: not a WHATWG URL). */
-const withDatabase = (url, name) => url.replace(/^(postgres(?:ql)?:\/\/[^/?#]*)(\/[^?#]*)?/, `$1/${name}`);
 const dbUrl = withDatabase(PG_ADMIN, dbName);
 const namespace = `faults${profileName.replace(/-/g, '_')}${process.pid}`;
 const work = join(tmpdir(), `wallet-faults-${profileName}-${process.pid}`);
@@ -634,23 +630,20 @@ const bogotaDate = (t) => new Date(t - 5 * 3600_000).toISOString().slice(0, 10);
  * nobody could tell); a break about anything else is a difference nobody would have noticed.
  */
 async function reconciliationCheck(db, days) {
-  const exc = await db.query('select resource_id from transfer.money_exceptions union all select resource_id from pse_deposit.money_exceptions');
-  const excused = new Set(exc.rows.map((r) => r.resource_id));
-  const r = await reconcileDays(days);
-  const violations = [
-    ...r.failed,
-    ...r.breaks
-      .filter((b) => !(b.ourId && excused.has(b.ourId)))
-      .map((b) => `${b.key}: ${b.kind} (difference ${b.differenceCents}) with no money exception about it`),
-  ];
+  const r = await reconcileDays(db, days);
   return {
     name: `reconciliation: the four rails' reports of ${days.join(', ')} RECONCILED (${r.lines} lines); each of the ${r.breaks.length} breaks is about a resource with a money exception`,
-    violations,
+    violations: [...r.failed, ...r.unexcused],
   };
 }
 
-/** The four rails' reports of `days` reconciled through a gateway: the runs that did not end RECONCILED, the lines, every break. */
-async function reconcileDays(days) {
+/**
+ * The four rails' reports of `days` reconciled through a gateway: the runs that did not end RECONCILED, the lines,
+ * every break, and those no money exception of `db` (the database the product runs on) is about.
+ */
+async function reconcileDays(db, days) {
+  const exc = await db.query('select resource_id from transfer.money_exceptions union all select resource_id from pse_deposit.money_exceptions');
+  const excused = new Set(exc.rows.map((r) => r.resource_id));
   const failed = [];
   const breaks = [];
   let lines = 0;
@@ -675,7 +668,10 @@ async function reconcileDays(days) {
       } while (cursor);
     }
   }
-  return { failed, breaks, lines };
+  const unexcused = breaks
+    .filter((b) => !(b.ourId && excused.has(b.ourId)))
+    .map((b) => `${b.key}: ${b.kind} (difference ${b.differenceCents}) with no money exception about it`);
+  return { failed, breaks, lines, unexcused };
 }
 
 /** A Map that remembers when each key was set (a send's acceptance: what a failover may lose). */
@@ -1474,14 +1470,6 @@ async function main() {
     checks.push(await reconciliationCheck(db, days));
     checks.push(await batchesCheck(db));
     checks.push(await webhookOrderCheck(db, webhookReceiver));
-    // ha profiles: the point in time of the restores, when half the run's sends had been accepted (a restore that loses the later half)
-    const times = [...record.accepted.times.values()].sort((a, b) => a - b);
-    const targetTime = new Date(times[Math.floor(times.length / 2)] ?? Date.now());
-    if (backup) {
-      const drill = await restoreDrill({ backup, archiveDir, primary: pgPair.primary, port: ports.pgRestore, dbName, liveDb: db, targetTime, log });
-      checks.push(...drill.checks);
-      restores = drill.figures;
-    }
     const observed = await observations(db);
     ledgerLinks = await Promise.all(proxies.map((p) => p.stats()));
     const pgLinkStats = await Promise.all(pgLinks.map((set) => Promise.all(set.map((p) => p.stats()))));
@@ -1508,22 +1496,24 @@ async function main() {
     log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
     await db.end();
     if (backup) {
-      // last: the live cluster does not come back
-      const ready = () => Promise.all(Object.keys(running).map((k) => waitReady(k, 90_000)));
-      const onCopies = await reconcileOnRestoredCopies({
+      // Last (the live cluster does not come back): the whole cluster lost, the product on restored copies. The
+      // point in time: when half the run's sends had been accepted (a restore that loses the later half).
+      const times = [...record.accepted.times.values()].sort((a, b) => a - b);
+      const drill = await restoreDrill({
         backup,
         archiveDir,
         pair: pgPair,
         port: ports.pg[0],
         liveUrl: dbUrl,
         dbName,
-        targetTime,
+        targetTime: new Date(times[Math.floor(times.length / 2)] ?? Date.now()),
         days,
         reconcile: reconcileDays,
-        ready,
+        ready: () => Promise.all(Object.keys(running).map((k) => waitReady(k, 90_000))),
         log,
       });
-      checks.push(...onCopies);
+      checks.push(...drill.checks);
+      restores = drill.figures;
     }
     checks.unshift({
       name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`,
